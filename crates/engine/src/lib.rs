@@ -1,0 +1,19 @@
+//! rdmasim's discrete-event core.
+//!
+//! This crate knows nothing about networks. It provides integer picosecond
+//! [`Time`], physical units with parsers for written-out strings ([`units`]),
+//! a deterministic [`EventQueue`] whose ties pop in insertion order, per-entity
+//! random streams ([`Rng`]), and the [`InputError`] every loader returns.
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+mod error;
+mod queue;
+mod rng;
+mod time;
+pub mod units;
+
+pub use error::InputError;
+pub use queue::EventQueue;
+pub use rng::Rng;
+pub use time::{Delta, Time};
+pub use units::Rate;

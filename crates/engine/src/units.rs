@@ -1,0 +1,204 @@
+//! Physical units and the parsers for their written-out forms.
+//!
+//! Config files write units out (DESIGN §5): `"100Gbps"`, `"1us"`, `"32MiB"`,
+//! `"80km"`. The parsers here return a plain message on failure; loaders wrap
+//! it in an [`InputError`](crate::InputError) naming file, line and field.
+
+use crate::Delta;
+use std::fmt;
+
+/// Propagation delay of light in fibre, 5 µs per km (DESIGN §3; all specs).
+pub const FIBRE_PS_PER_KM: u64 = 5_000_000;
+
+/// A data rate in bits per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    /// Rate from Gb/s.
+    pub const fn gbps(g: u64) -> Rate {
+        Rate(g * 1_000_000_000)
+    }
+    /// Rate from Mb/s.
+    pub const fn mbps(m: u64) -> Rate {
+        Rate(m * 1_000_000)
+    }
+    /// Bits per second.
+    pub const fn bps(self) -> u64 {
+        self.0
+    }
+    /// Time to serialise `bytes` at this rate, rounded up to a picosecond.
+    #[inline]
+    pub fn tx_time(self, bytes: u64) -> Delta {
+        debug_assert!(self.0 > 0);
+        let bits_ps = bytes as u128 * 8 * 1_000_000_000_000;
+        Delta(bits_ps.div_ceil(self.0 as u128) as u64)
+    }
+    /// Bytes this rate carries in `d` (rounded down).
+    pub fn bytes_in(self, d: Delta) -> u64 {
+        (self.0 as u128 * d.0 as u128 / 8 / 1_000_000_000_000) as u64
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        if b % 1_000_000_000 == 0 {
+            write!(f, "{}Gbps", b / 1_000_000_000)
+        } else if b % 1_000_000 == 0 {
+            write!(f, "{}Mbps", b / 1_000_000)
+        } else if b % 1_000 == 0 {
+            write!(f, "{}Kbps", b / 1_000)
+        } else {
+            write!(f, "{b}bps")
+        }
+    }
+}
+
+fn split_number(s: &str) -> Result<(f64, &str), String> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
+        })
+        .unwrap_or(s.len());
+    // "1e3" is a number but "1ebps" is not; back off a trailing 'e'.
+    let (mut num, mut unit) = s.split_at(end);
+    if num.ends_with(['e', 'E']) {
+        num = &num[..num.len() - 1];
+        unit = &s[num.len()..];
+    }
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' does not start with a number"))?;
+    if !v.is_finite() {
+        return Err(format!("'{s}' is not a finite number"));
+    }
+    Ok((v, unit.trim()))
+}
+
+/// Parse a rate: `100Gbps`, `100Gb/s`, `20Mb/s`, `1.5Tbps`, `400G`, or a bare
+/// number of bits per second. Must be positive.
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let (v, unit) = split_number(s)?;
+    let mult = match unit.to_ascii_lowercase().as_str() {
+        "" | "bps" | "b/s" => 1.0,
+        "kbps" | "kb/s" | "k" => 1e3,
+        "mbps" | "mb/s" | "m" => 1e6,
+        "gbps" | "gb/s" | "g" => 1e9,
+        "tbps" | "tb/s" | "t" => 1e12,
+        _ => {
+            return Err(format!(
+                "unknown rate unit in '{s}' (write e.g. \"100Gbps\", \"20Mbps\")"
+            ))
+        }
+    };
+    let bps = (v * mult).round();
+    if bps <= 0.0 {
+        return Err(format!("rate '{s}' must be greater than zero"));
+    }
+    Ok(Rate(bps as u64))
+}
+
+/// Parse a duration: `1us`, `1000ns`, `0.001ms`, `2s`, `500ps`.
+pub fn parse_time(s: &str) -> Result<Delta, String> {
+    let (v, unit) = split_number(s)?;
+    let mult = match unit {
+        "ps" => 1.0,
+        "ns" => 1e3,
+        "us" | "µs" => 1e6,
+        "ms" => 1e9,
+        "s" => 1e12,
+        "" => return Err(format!("'{s}' needs a unit (ps, ns, us, ms, s)")),
+        _ => {
+            return Err(format!(
+                "unknown time unit in '{s}' (use ps, ns, us, ms or s)"
+            ))
+        }
+    };
+    if v < 0.0 {
+        return Err(format!("duration '{s}' must not be negative"));
+    }
+    Ok(Delta((v * mult).round() as u64))
+}
+
+/// Parse a size in bytes: `32MiB`, `4KiB`, `1500B`, `9.72MB`, or a bare number
+/// of bytes. `KB`/`MB`/`GB` are decimal, `KiB`/`MiB`/`GiB` binary.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)?;
+    let mult = match unit {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => {
+            return Err(format!(
+                "unknown size unit in '{s}' (use B, KB, MB, GB, KiB, MiB or GiB)"
+            ))
+        }
+    };
+    if v < 0.0 {
+        return Err(format!("size '{s}' must not be negative"));
+    }
+    Ok((v * mult).round() as u64)
+}
+
+/// Parse a link's delay, given either as a duration or as a fibre length
+/// (`80km`, `600km`, `500m`) at [`FIBRE_PS_PER_KM`].
+pub fn parse_delay_or_length(s: &str) -> Result<Delta, String> {
+    let (v, unit) = split_number(s)?;
+    let km = match unit {
+        "km" => v,
+        "m" => v / 1000.0,
+        _ => return parse_time(s),
+    };
+    if km < 0.0 {
+        return Err(format!("length '{s}' must not be negative"));
+    }
+    Ok(Delta((km * FIBRE_PS_PER_KM as f64).round() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("100Gbps").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("20Mb/s").unwrap(), Rate::mbps(20));
+        assert_eq!(parse_rate("1000Mb/s").unwrap(), Rate::gbps(1));
+        assert_eq!(parse_rate("400G").unwrap(), Rate::gbps(400));
+        assert!(parse_rate("0Gbps").is_err());
+        assert!(parse_rate("-5Gbps").is_err());
+        assert!(parse_rate("fast").is_err());
+        assert!(parse_rate("10furlongs").is_err());
+    }
+
+    #[test]
+    fn times_and_lengths() {
+        assert_eq!(parse_time("1000ns").unwrap(), Delta::from_us(1));
+        assert_eq!(parse_time("0.001ms").unwrap(), Delta::from_us(1));
+        assert!(parse_time("5").is_err());
+        assert_eq!(parse_delay_or_length("80km").unwrap(), Delta::from_us(400));
+        assert_eq!(parse_delay_or_length("2us").unwrap(), Delta::from_us(2));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("32MiB").unwrap(), 32 * 1024 * 1024);
+        assert_eq!(parse_bytes("4KiB").unwrap(), 4096);
+        assert_eq!(parse_bytes("9.72MB").unwrap(), 9_720_000);
+        assert_eq!(parse_bytes("1500").unwrap(), 1500);
+    }
+
+    #[test]
+    fn serialisation_time() {
+        // 1048 B at 100 Gb/s = 83.84 ns; at 400 Gb/s = 20.96 ns.
+        assert_eq!(Rate::gbps(100).tx_time(1048), Delta(83_840));
+        assert_eq!(Rate::gbps(400).tx_time(1048), Delta(20_960));
+        assert_eq!(Rate::gbps(100).bytes_in(Delta::from_us(1)), 12_500);
+    }
+}
