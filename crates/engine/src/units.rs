@@ -43,11 +43,11 @@ impl Rate {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b % 1_000_000_000 == 0 {
+        if b.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gbps", b / 1_000_000_000)
-        } else if b % 1_000_000 == 0 {
+        } else if b.is_multiple_of(1_000_000) {
             write!(f, "{}Mbps", b / 1_000_000)
-        } else if b % 1_000 == 0 {
+        } else if b.is_multiple_of(1_000) {
             write!(f, "{}Kbps", b / 1_000)
         } else {
             write!(f, "{b}bps")

@@ -1,1 +1,26 @@
-//! placeholder
+//! rdmasim's network model: packets, links, ports, switches and NICs, with
+//! the plug points for flow control ([`fc`]), congestion control ([`cc`]) and
+//! reliability ([`transport`]).
+//!
+//! Build a [`Simulation`] from a topology, a flow list and a [`NetConfig`],
+//! run it, and read its [`RunResults`].
+#![warn(missing_docs, missing_debug_implementations)]
+
+pub mod cc;
+pub mod config;
+pub mod fc;
+pub mod hash;
+pub mod mmu;
+pub mod transport;
+pub mod wire;
+
+mod nic;
+mod results;
+mod sim;
+mod switch;
+
+pub use config::{
+    BufferConfig, EcnConfig, EcnThreshold, Headroom, NetConfig, NicConfig, PfcConfig, PfcMode,
+};
+pub use results::{FlowOutcome, PfcLogEntry, PortReport, ProgressInfo, RunResults};
+pub use sim::{BuildError, PortCounters, Simulation, TxLogEntry};

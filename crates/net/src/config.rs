@@ -1,0 +1,234 @@
+//! Parameters of the network model, each with its default and the source of
+//! that default (the peer = `specs/peer-hpcc-ns3.md`).
+
+use crate::cc::CcConfig;
+use engine::{Delta, Rate};
+
+/// How a paused upstream port interprets a PFC frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PfcMode {
+    /// The peer's semantics (§2.4): a pause holds until an explicit resume;
+    /// the pause-time field is ignored.
+    UntilResume,
+    /// IEEE 802.1Qbb: a pause lasts `quanta` × 512 bit-times of the link and
+    /// expires unless refreshed; the downstream refreshes it while congested
+    /// and sends quanta 0 to resume early.
+    Quanta {
+        /// Pause time carried in XOFF frames.
+        quanta: u16,
+        /// The downstream re-sends XOFF after this fraction of the pause time.
+        refresh_fraction: f64,
+    },
+}
+
+/// PFC settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PfcConfig {
+    /// Whether switches send PFC at all (off = lossy fabric).
+    pub enabled: bool,
+    /// Pause semantics.
+    pub mode: PfcMode,
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            enabled: true,
+            mode: PfcMode::UntilResume,
+        }
+    }
+}
+
+/// Headroom reserved per switch ingress port.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Headroom {
+    /// `factor` × rate × link delay (the peer: factor 3, §2.4).
+    RateDelay {
+        /// Multiple of the link's rate × one-way delay.
+        factor: f64,
+    },
+    /// A fixed number of bytes on every port.
+    Bytes(u64),
+}
+
+/// The shared-buffer MMU of every switch (the peer's `SwitchMmu`, §2.4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferConfig {
+    /// Total buffer per switch. Peer: `BUFFER_SIZE` 32 MB (MiB), run.py 16·bw/50.
+    pub size: u64,
+    /// Reserved bytes per (ingress port, class). Peer: 4 KiB.
+    pub reserve: u64,
+    /// Headroom per ingress port. Peer: 3 × rate × delay.
+    pub headroom: Headroom,
+    /// Dynamic-threshold shift at NIC speed: threshold = free >> shift
+    /// (alpha = 1/2^shift). Peer: 3 (alpha 1/8), one less per doubling of
+    /// port speed above the NIC's.
+    pub alpha_shift: u8,
+    /// XON hysteresis: resume when shared use + this ≤ threshold. Peer: 3 KiB.
+    pub resume_offset: u64,
+}
+
+impl Default for BufferConfig {
+    fn default() -> Self {
+        BufferConfig {
+            size: 32 * 1024 * 1024,
+            reserve: 4 * 1024,
+            headroom: Headroom::RateDelay { factor: 3.0 },
+            alpha_shift: 3,
+            resume_offset: 3 * 1024,
+        }
+    }
+}
+
+/// RED/ECN thresholds for ports of one speed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EcnThreshold {
+    /// Link speed these apply to.
+    pub rate: Rate,
+    /// Below this (bytes queued in the class), never mark.
+    pub kmin: u64,
+    /// Above this, always mark.
+    pub kmax: u64,
+    /// Marking probability at `kmax`.
+    pub pmax: f64,
+}
+
+/// ECN marking at switch egress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EcnConfig {
+    /// The peer's `ENABLE_QCN`.
+    pub enabled: bool,
+    /// Per link speed. A port whose speed is not listed uses the entry with
+    /// the nearest speed, scaled linearly (the peer would silently use 0).
+    pub thresholds: Vec<EcnThreshold>,
+}
+
+impl Default for EcnConfig {
+    /// run.py at bw = 100 (§2.4): 100G 400/1600 KB, 400G 1600/6400 KB, Pmax 0.2;
+    /// 25G and 50G from the shipped config.txt.
+    fn default() -> Self {
+        let t = |g: u64, kmin_kb: u64, kmax_kb: u64| EcnThreshold {
+            rate: Rate::gbps(g),
+            kmin: kmin_kb * 1000,
+            kmax: kmax_kb * 1000,
+            pmax: 0.2,
+        };
+        EcnConfig {
+            enabled: true,
+            thresholds: vec![
+                t(25, 100, 400),
+                t(50, 200, 800),
+                t(100, 400, 1600),
+                t(200, 800, 3200),
+                t(400, 1600, 6400),
+            ],
+        }
+    }
+}
+
+impl EcnConfig {
+    /// Thresholds for a port of speed `rate`.
+    pub fn for_rate(&self, rate: Rate) -> EcnThreshold {
+        if let Some(t) = self.thresholds.iter().find(|t| t.rate == rate) {
+            return *t;
+        }
+        let nearest = self
+            .thresholds
+            .iter()
+            .min_by_key(|t| t.rate.0.abs_diff(rate.0))
+            .copied()
+            .unwrap_or(EcnThreshold {
+                rate: Rate::gbps(100),
+                kmin: 400_000,
+                kmax: 1_600_000,
+                pmax: 0.2,
+            });
+        let scale = rate.0 as f64 / nearest.rate.0 as f64;
+        EcnThreshold {
+            rate,
+            kmin: (nearest.kmin as f64 * scale) as u64,
+            kmax: (nearest.kmax as f64 * scale) as u64,
+            pmax: nearest.pmax,
+        }
+    }
+}
+
+/// Host NIC and transport settings (the peer's `RdmaHw`, §2.2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NicConfig {
+    /// Payload bytes per data packet. Peer: `PACKET_PAYLOAD_SIZE` 1000.
+    pub mtu_payload: u32,
+    /// Header bytes added to each data packet. Peer: 48.
+    pub data_header: u32,
+    /// ACK/NACK frame bytes. Peer: 60.
+    pub ack_bytes: u32,
+    /// ACKs in class 0, never paused (the peer's `ACK_HIGH_PRIO 1`); else in
+    /// the flow's class. Affects the NIC only, as in the peer.
+    pub ack_high_prio: bool,
+    /// Pace each QP at its CC rate (`RATE_BOUND 1`); else at line rate.
+    pub rate_bound: bool,
+    /// ACK every this many bytes (`L2_ACK_INTERVAL`; 1 = every packet).
+    pub ack_interval: u64,
+    /// An ACK is also forced at every multiple of this (`L2_CHUNK_SIZE` 4000).
+    pub chunk: u64,
+    /// Go back to the chunk boundary on loss (`L2_BACK_TO_ZERO`).
+    pub back_to_zero: bool,
+    /// At most one NACK per expected sequence per this interval. Peer: 500 µs.
+    pub nack_interval: Delta,
+    /// Fixed in-flight window in bytes (`HAS_WIN 1`); `None` = unbounded.
+    pub window: Option<u64>,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig {
+            mtu_payload: 1000,
+            data_header: crate::wire::PEER_DATA_HEADER_BYTES,
+            ack_bytes: crate::wire::PEER_ACK_BYTES,
+            ack_high_prio: true,
+            rate_bound: true,
+            ack_interval: 1,
+            chunk: 4000,
+            back_to_zero: false,
+            nack_interval: Delta::from_us(500),
+            window: None,
+        }
+    }
+}
+
+/// Everything the network model needs besides topology and flows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetConfig {
+    /// Seed of every random stream in the run.
+    pub seed: u64,
+    /// Switch buffers.
+    pub buffer: BufferConfig,
+    /// ECN marking.
+    pub ecn: EcnConfig,
+    /// PFC.
+    pub pfc: PfcConfig,
+    /// NICs and transport.
+    pub nic: NicConfig,
+    /// Congestion control of every QP.
+    pub cc: CcConfig,
+    /// Stop the run at this time even if flows are unfinished.
+    pub stop_time: Option<engine::Time>,
+    /// Packet error rate on links whose own error rate is 0
+    /// (the peer's `ERROR_RATE_PER_LINK`).
+    pub error_rate_per_link: f64,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            seed: 1,
+            buffer: BufferConfig::default(),
+            ecn: EcnConfig::default(),
+            pfc: PfcConfig::default(),
+            nic: NicConfig::default(),
+            cc: CcConfig::default(),
+            stop_time: None,
+            error_rate_per_link: 0.0,
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The switch's shared-buffer MMU, Broadcom-style ingress accounting, as the
+//! peer's `SwitchMmu` (`specs/peer-hpcc-ns3.md` §2.4).
+//!
+//! Each (ingress port, class) first fills its `reserve`, then the shared pool
+//! up to the dynamic threshold `free >> shift`, then its port's headroom. A
+//! packet is dropped only if it fits in neither headroom nor threshold.
+//! Free shared = buffer − Σ headroom − Σ reserve − shared used.
+
+use crate::config::BufferConfig;
+use crate::wire::N_CLASSES;
+
+/// What the MMU says about an (ingress port, class) after a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IngressState {
+    /// Over XOFF: headroom in use or shared use at the threshold (peer
+    /// `CheckShouldPause`, without its paused flag).
+    pub over_xoff: bool,
+    /// Below XON: headroom empty and shared use + offset ≤ threshold, or no
+    /// shared use (peer `CheckShouldResume`).
+    pub below_xon: bool,
+}
+
+/// One switch's buffer accounting.
+#[derive(Clone, Debug)]
+pub struct Mmu {
+    buffer: u64,
+    reserve: u64,
+    resume_offset: u64,
+    total_headroom: u64,
+    total_reserve: u64,
+    shared_used: u64,
+    /// Per local port.
+    headroom: Vec<u64>,
+    shift: Vec<u8>,
+    /// Per (port, class): bytes counted against reserve + shared.
+    ingress: Vec<[u64; N_CLASSES]>,
+    /// Per (port, class): bytes counted against headroom.
+    hdrm: Vec<[u64; N_CLASSES]>,
+    /// Per (port, class): bytes queued for egress.
+    egress: Vec<[u64; N_CLASSES]>,
+    /// Highest total occupancy seen.
+    pub peak_bytes: u64,
+    used: u64,
+}
+
+impl Mmu {
+    /// An MMU for a switch whose ports have the given headroom and
+    /// dynamic-threshold shift.
+    pub fn new(cfg: &BufferConfig, headroom: Vec<u64>, shift: Vec<u8>) -> Mmu {
+        let n = headroom.len();
+        Mmu {
+            buffer: cfg.size,
+            reserve: cfg.reserve,
+            resume_offset: cfg.resume_offset,
+            total_headroom: headroom.iter().sum(),
+            // The peer reserves per port (ConfigNPort), one class in use.
+            total_reserve: cfg.reserve * n as u64,
+            shared_used: 0,
+            headroom,
+            shift,
+            ingress: vec![[0; N_CLASSES]; n],
+            hdrm: vec![[0; N_CLASSES]; n],
+            egress: vec![[0; N_CLASSES]; n],
+            peak_bytes: 0,
+            used: 0,
+        }
+    }
+
+    /// Dynamic PFC threshold of `port` (peer `GetPfcThreshold`).
+    #[inline]
+    pub fn threshold(&self, port: usize) -> u64 {
+        let free = self
+            .buffer
+            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
+        free >> self.shift[port]
+    }
+
+    #[inline]
+    fn shared_of(&self, port: usize, class: usize) -> u64 {
+        self.ingress[port][class].saturating_sub(self.reserve)
+    }
+
+    /// Admit `bytes` arriving on `port` in `class`, or refuse (drop) them
+    /// (peer `CheckIngressAdmission` + `UpdateIngressAdmission`).
+    pub fn admit(&mut self, port: usize, class: usize, bytes: u64) -> bool {
+        let thresh = self.threshold(port);
+        if bytes + self.hdrm[port][class] > self.headroom[port]
+            && bytes + self.shared_of(port, class) > thresh
+        {
+            return false;
+        }
+        let new_bytes = self.ingress[port][class] + bytes;
+        if new_bytes <= self.reserve {
+            self.ingress[port][class] += bytes;
+        } else if new_bytes - self.reserve > thresh {
+            self.hdrm[port][class] += bytes;
+        } else {
+            self.ingress[port][class] += bytes;
+            self.shared_used += bytes.min(new_bytes - self.reserve);
+        }
+        self.used += bytes;
+        self.peak_bytes = self.peak_bytes.max(self.used);
+        true
+    }
+
+    /// Count `bytes` queued at egress `port` in `class`.
+    #[inline]
+    pub fn enqueue_egress(&mut self, port: usize, class: usize, bytes: u64) {
+        self.egress[port][class] += bytes;
+    }
+
+    /// Release a packet that leaves the switch (peer
+    /// `RemoveFromIngressAdmission` + `RemoveFromEgressAdmission`).
+    pub fn release(&mut self, in_port: usize, out_port: usize, class: usize, bytes: u64) {
+        let from_hdrm = self.hdrm[in_port][class].min(bytes);
+        let ing = self.ingress[in_port][class];
+        let from_shared = (bytes - from_hdrm).min(ing.saturating_sub(self.reserve));
+        self.hdrm[in_port][class] -= from_hdrm;
+        self.ingress[in_port][class] -= bytes - from_hdrm;
+        self.shared_used -= from_shared;
+        self.egress[out_port][class] -= bytes;
+        self.used -= bytes;
+    }
+
+    /// Bytes queued for egress at `port` in `class` (ECN marks on this).
+    #[inline]
+    pub fn egress_bytes(&self, port: usize, class: usize) -> u64 {
+        self.egress[port][class]
+    }
+
+    /// Pause/resume conditions of (port, class).
+    pub fn ingress_state(&self, port: usize, class: usize) -> IngressState {
+        let shared = self.shared_of(port, class);
+        let thresh = self.threshold(port);
+        let hdrm = self.hdrm[port][class];
+        IngressState {
+            over_xoff: hdrm > 0 || shared >= thresh,
+            below_xon: hdrm == 0 && (shared == 0 || shared + self.resume_offset <= thresh),
+        }
+    }
+
+    /// Headroom bytes in use at (port, class).
+    pub fn headroom_used(&self, port: usize, class: usize) -> u64 {
+        self.hdrm[port][class]
+    }
+
+    /// Total bytes held.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mmu() -> Mmu {
+        let cfg = BufferConfig {
+            size: 100_000,
+            reserve: 1000,
+            ..BufferConfig::default()
+        };
+        // Two ports, 10 kB headroom each, alpha 1/8.
+        Mmu::new(&cfg, vec![10_000, 10_000], vec![3, 3])
+    }
+
+    #[test]
+    fn reserve_then_shared_then_headroom_then_drop() {
+        let mut m = mmu();
+        // free = 100000 - 20000 - 2000 = 78000; threshold = 9750.
+        assert_eq!(m.threshold(0), 9750);
+        assert!(m.admit(0, 3, 1000)); // fills the reserve
+        assert!(!m.ingress_state(0, 3).over_xoff);
+        let mut admitted = 1000;
+        while !m.ingress_state(0, 3).over_xoff {
+            assert!(m.admit(0, 3, 1000));
+            admitted += 1000;
+        }
+        // XOFF when shared use reaches the (shrinking) threshold.
+        assert!(m.shared_of(0, 3) >= m.threshold(0));
+        // Headroom absorbs 10 more packets, then drops.
+        for _ in 0..10 {
+            assert!(m.admit(0, 3, 1000));
+        }
+        assert_eq!(m.headroom_used(0, 3), 10_000);
+        assert!(!m.admit(0, 3, 1000));
+        // Release everything: accounting returns to zero.
+        for _ in 0..(admitted / 1000 + 10) {
+            m.enqueue_egress(1, 3, 1000);
+            m.release(0, 1, 3, 1000);
+        }
+        assert_eq!(m.used(), 0);
+        assert_eq!(m.shared_used, 0);
+        assert!(m.ingress_state(0, 3).below_xon);
+    }
+}

@@ -1,0 +1,280 @@
+//! The host NIC: one QP per flow, RoCEv2 RC with go-back-N, ACK queue in
+//! strict priority, round robin over ready QPs, per-QP pacing at the CC rate
+//! (the peer's `RdmaHw` and `RdmaEgressQueue`, §2.2).
+
+use crate::cc::{AckSample, CongestionControl, TimerRequests, N_CC_TIMERS};
+use crate::fc::FlowControl;
+use crate::sim::{Event, Qp, Simulation};
+use crate::transport::{GbnReceiver, RxVerdict};
+use crate::wire::{Packet, PacketKind};
+use engine::Time;
+
+impl Simulation {
+    /// Create the QP of the next flow and schedule the one after.
+    pub(crate) fn flow_arrive(&mut self) {
+        let id = self.next_flow;
+        self.next_flow += 1;
+        if let Some(next) = self.flows.get(self.next_flow) {
+            self.q.push(next.start, Event::FlowArrive);
+        }
+        debug_assert_eq!(self.qps.len(), id);
+        let sport = self.sport_for(id);
+        let f = &self.flows[id];
+        let nic_id = self.node_nic[f.src as usize];
+        let nic = &mut self.nics[nic_id as usize];
+        self.qps.push(Qp {
+            src: f.src,
+            dst: f.dst,
+            sport,
+            dport: f.dport,
+            pg: f.pg,
+            size: f.size,
+            start: self.now,
+            snd_nxt: 0,
+            snd_una: 0,
+            max_sent: 0,
+            next_avail: self.now,
+            cc: self.cfg.cc.build(nic.line_rate),
+            timer_version: [0; N_CC_TIMERS],
+            end: None,
+            retransmitted: 0,
+            nic: nic_id,
+        });
+        self.rx.push(GbnReceiver::default());
+        nic.active.push(id as u32);
+        let port = nic.port;
+        self.try_send(port);
+    }
+
+    fn sport_for(&mut self, id: usize) -> u16 {
+        let key = (self.flows[id].src, self.flows[id].dst);
+        let n = self.sport_next.entry(key).or_insert(10_000);
+        let s = *n;
+        *n = n.wrapping_add(1);
+        s
+    }
+
+    /// Pick the next frame of a host's NIC: ACKs first, then round robin
+    /// over QPs that have data, are not paused, not window-bound and whose
+    /// pacing allows (peer `GetNextQindex`).
+    pub(crate) fn nic_dequeue(&mut self, port: u32) -> Option<Packet> {
+        let now = self.now;
+        let nic_id = self.node_nic[self.ports[port as usize].node as usize];
+        let nic = &mut self.nics[nic_id as usize];
+        let fc = &self.ports[port as usize].fc;
+        if let Some(ack) = nic.acks.front() {
+            let class = if self.cfg.nic.ack_high_prio {
+                0
+            } else {
+                ack.class as usize
+            };
+            if fc.may_send(now, class) {
+                return nic.acks.pop_front();
+            }
+        }
+        let n = nic.active.len();
+        let mut chosen = None;
+        let mut earliest = Time::MAX;
+        for i in 1..=n {
+            let idx = (nic.rr_last + i) % n;
+            let qp = &self.qps[nic.active[idx] as usize];
+            if qp.snd_nxt >= qp.size || !fc.may_send(now, qp.pg as usize) {
+                continue;
+            }
+            if let Some(w) = qp.window(&self.cfg.nic) {
+                if qp.snd_nxt - qp.snd_una >= w {
+                    continue;
+                }
+            }
+            if qp.next_avail > now {
+                earliest = earliest.min(qp.next_avail);
+                continue;
+            }
+            chosen = Some(idx);
+            break;
+        }
+        let Some(idx) = chosen else {
+            if earliest != Time::MAX && earliest < nic.wake_at {
+                nic.wake_at = earliest;
+                self.q.push(earliest, Event::NicWake { nic: nic_id });
+            }
+            return None;
+        };
+        nic.rr_last = idx;
+        let qp_id = nic.active[idx];
+        let cfg = &self.cfg.nic;
+        let qp = &mut self.qps[qp_id as usize];
+        let payload = (qp.size - qp.snd_nxt).min(u64::from(cfg.mtu_payload)) as u32;
+        let size = payload + cfg.data_header;
+        let pkt = Packet {
+            kind: PacketKind::Data,
+            class: qp.pg,
+            ecn_ce: false,
+            cnp: false,
+            ingress: 0,
+            pfc_class: 0,
+            pfc_quanta: 0,
+            size,
+            payload,
+            flow: qp_id,
+            seq: qp.snd_nxt,
+            src: qp.src,
+            dst: qp.dst,
+            sport: qp.sport,
+            dport: qp.dport,
+            sent_at: now,
+        };
+        if qp.snd_nxt < qp.max_sent {
+            qp.retransmitted += u64::from(payload);
+        }
+        qp.snd_nxt += u64::from(payload);
+        qp.max_sent = qp.max_sent.max(qp.snd_nxt);
+        qp.cc.on_send(now, u64::from(size));
+        // Peer UpdateNextAvail: next eligible = now + size at the QP's rate.
+        let rate = if cfg.rate_bound {
+            qp.cc.rate()
+        } else {
+            nic.line_rate
+        };
+        qp.next_avail = now + rate.tx_time(u64::from(size));
+        Some(pkt)
+    }
+
+    /// A frame arrives at a host's port.
+    pub(crate) fn host_receive(&mut self, port: u32, pkt: Packet) {
+        match pkt.kind {
+            PacketKind::Pfc => self.receive_ctrl(port, &pkt),
+            PacketKind::Data => self.receive_data(port, pkt),
+            PacketKind::Ack | PacketKind::Nack => self.receive_ack(port, pkt),
+        }
+    }
+
+    /// Receiver side (peer `ReceiveUdp`): ACK, NACK or nothing.
+    fn receive_data(&mut self, port: u32, pkt: Packet) {
+        let now = self.now;
+        let flow = pkt.flow as usize;
+        let verdict = self.rx[flow].on_data(now, pkt.seq, u64::from(pkt.payload), &self.cfg.nic);
+        let kind = match verdict {
+            RxVerdict::Ack => PacketKind::Ack,
+            RxVerdict::Nack => PacketKind::Nack,
+            RxVerdict::Silent => return,
+        };
+        let ack = Packet {
+            kind,
+            class: pkt.class,
+            ecn_ce: false,
+            cnp: pkt.ecn_ce,
+            ingress: 0,
+            pfc_class: 0,
+            pfc_quanta: 0,
+            size: self.cfg.nic.ack_bytes,
+            payload: 0,
+            flow: pkt.flow,
+            seq: self.rx[flow].expected,
+            src: pkt.dst,
+            dst: pkt.src,
+            sport: pkt.dport,
+            dport: pkt.sport,
+            sent_at: pkt.sent_at,
+        };
+        let nic = self.node_nic[self.ports[port as usize].node as usize];
+        self.nics[nic as usize].acks.push_back(ack);
+        self.try_send(port);
+    }
+
+    /// Sender side (peer `ReceiveAck`).
+    fn receive_ack(&mut self, port: u32, pkt: Packet) {
+        let now = self.now;
+        let qp_id = pkt.flow;
+        let qp = &mut self.qps[qp_id as usize];
+        if qp.end.is_some() {
+            return;
+        }
+        let newly_acked = pkt.seq.saturating_sub(qp.snd_una);
+        if pkt.seq > qp.snd_una {
+            qp.snd_una = pkt.seq;
+        }
+        if qp.snd_nxt < qp.snd_una {
+            qp.snd_nxt = qp.snd_una;
+        }
+        if qp.snd_una >= qp.size {
+            qp.end = Some(now);
+            self.finished += 1;
+            self.completion_order.push(qp_id);
+            let nic = &mut self.nics[qp.nic as usize];
+            if let Some(pos) = nic.active.iter().position(|&q| q == qp_id) {
+                nic.active.remove(pos);
+                if pos <= nic.rr_last && nic.rr_last > 0 {
+                    nic.rr_last -= 1;
+                }
+            }
+            return;
+        }
+        if pkt.kind == PacketKind::Nack {
+            // Go-back-N: resend from the first unacknowledged byte.
+            qp.snd_nxt = if self.cfg.nic.back_to_zero {
+                qp.snd_una / self.cfg.nic.chunk * self.cfg.nic.chunk
+            } else {
+                qp.snd_una
+            };
+        }
+        let mut timers = TimerRequests::default();
+        if pkt.cnp {
+            qp.cc.on_cnp(now, &mut timers);
+        }
+        let sample = AckSample {
+            seq: pkt.seq,
+            newly_acked,
+            rtt: now - pkt.sent_at,
+            ecn_echo: pkt.cnp,
+        };
+        if pkt.kind == PacketKind::Nack {
+            qp.cc.on_nack(now, &mut timers);
+        } else {
+            qp.cc.on_ack(now, &sample, &mut timers);
+        }
+        self.arm_qp_timers(qp_id, &timers);
+        self.try_send(port);
+    }
+
+    fn arm_qp_timers(&mut self, qp_id: u32, t: &TimerRequests) {
+        let qp = &mut self.qps[qp_id as usize];
+        for (slot, at) in t.arm.iter().enumerate() {
+            if let Some(at) = *at {
+                qp.timer_version[slot] = qp.timer_version[slot].wrapping_add(1);
+                self.q.push(
+                    at.max(self.now),
+                    Event::QpTimer {
+                        qp: qp_id,
+                        slot: slot as u8,
+                        version: qp.timer_version[slot],
+                    },
+                );
+            }
+        }
+    }
+
+    pub(crate) fn qp_timer(&mut self, qp_id: u32, slot: usize, version: u32) {
+        let now = self.now;
+        let qp = &mut self.qps[qp_id as usize];
+        if qp.end.is_some() || qp.timer_version[slot] != version {
+            return;
+        }
+        let mut timers = TimerRequests::default();
+        qp.cc.on_timer(now, slot, &mut timers);
+        self.arm_qp_timers(qp_id, &timers);
+        // A rate change may make the QP eligible sooner; the NIC re-checks.
+        let port = self.nics[self.qps[qp_id as usize].nic as usize].port;
+        self.try_send(port);
+    }
+}
+
+impl Qp {
+    /// Bytes the QP may have in flight, if bounded.
+    fn window(&self, cfg: &crate::config::NicConfig) -> Option<u64> {
+        match (cfg.window, self.cc.window()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! What a finished run reports: per flow, per port, and run-wide counts.
+
+use crate::fc::{FcCounters, FlowControl};
+use crate::sim::{PortCounters, Simulation};
+use engine::Time;
+
+/// Progress of a running simulation, for progress bars.
+#[derive(Clone, Copy, Debug)]
+pub struct ProgressInfo {
+    /// Simulated time reached.
+    pub now: Time,
+    /// Events processed.
+    pub events: u64,
+    /// Flows whose QP exists.
+    pub flows_started: usize,
+    /// Flows completed.
+    pub flows_finished: usize,
+    /// Flows in the workload.
+    pub flows_total: usize,
+}
+
+/// One PFC frame received (the peer's PFC output file, §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfcLogEntry {
+    /// Arrival time.
+    pub time: Time,
+    /// Receiving node.
+    pub node: u32,
+    /// Whether that node is a switch.
+    pub is_switch: bool,
+    /// The peer's interface index (local port + 1; 0 is its loopback).
+    pub if_index: u32,
+    /// Pause (true) or resume.
+    pub pause: bool,
+}
+
+/// How one flow went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowOutcome {
+    /// Flow id.
+    pub id: u32,
+    /// Sender.
+    pub src: u32,
+    /// Receiver.
+    pub dst: u32,
+    /// Bytes.
+    pub size: u64,
+    /// QP creation.
+    pub start: Time,
+    /// When the sender got the ACK of the last byte; `None` if unfinished.
+    pub end: Option<Time>,
+    /// The peer's standalone FCT (§2.5), ns.
+    pub ideal_fct_ns: u64,
+    /// Priority class.
+    pub pg: u8,
+    /// Source transport port.
+    pub sport: u16,
+    /// Destination transport port.
+    pub dport: u16,
+    /// Payload bytes sent more than once.
+    pub retransmitted: u64,
+}
+
+/// Counters of one port.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortReport {
+    /// Node the port belongs to.
+    pub node: u32,
+    /// Port index at that node (link order).
+    pub port: u16,
+    /// Whether the node is a switch.
+    pub is_switch: bool,
+    /// Traffic, drops, marks, queue peak.
+    pub counters: PortCounters,
+    /// Flow-control frames and paused time.
+    pub fc: FcCounters,
+}
+
+/// Everything a run reports.
+#[derive(Clone, Debug)]
+pub struct RunResults {
+    /// Per flow, in id order.
+    pub flows: Vec<FlowOutcome>,
+    /// Flow ids in completion order (the order of the peer's fct.txt).
+    pub completion_order: Vec<u32>,
+    /// Per port.
+    pub ports: Vec<PortReport>,
+    /// Peak buffer occupancy per switch (bytes), in node order of switches.
+    pub switch_peak_bytes: Vec<(u32, u64)>,
+    /// Events processed.
+    pub events: u64,
+    /// Frames delivered across a link (packet·hops).
+    pub packet_hops: u64,
+    /// Simulated time at the end of the run.
+    pub end_time: Time,
+    /// PFC frames received, if recording was on.
+    pub pfc_log: Vec<PfcLogEntry>,
+}
+
+impl RunResults {
+    /// Frames dropped at switch admission, all ports and classes.
+    pub fn drops(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| p.counters.drops.iter().sum::<u64>())
+            .sum()
+    }
+    /// Frames lost to link errors.
+    pub fn corrupted(&self) -> u64 {
+        self.ports.iter().map(|p| p.counters.corrupted).sum()
+    }
+    /// Data frames ECN-marked.
+    pub fn ecn_marks(&self) -> u64 {
+        self.ports.iter().map(|p| p.counters.ecn_marks).sum()
+    }
+    /// XOFF frames sent.
+    pub fn pause_frames(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| p.fc.pause_tx.iter().sum::<u64>())
+            .sum()
+    }
+    /// XON frames sent.
+    pub fn resume_frames(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| p.fc.resume_tx.iter().sum::<u64>())
+            .sum()
+    }
+    /// Total paused time over all ports and classes, ps.
+    pub fn paused_ps(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| p.fc.paused_ps.iter().sum::<u64>())
+            .sum()
+    }
+    /// Flows that did not finish.
+    pub fn unfinished(&self) -> usize {
+        self.flows.iter().filter(|f| f.end.is_none()).count()
+    }
+}
+
+impl Simulation {
+    /// The results so far (normally called after [`Simulation::run`]).
+    pub fn results(&self) -> RunResults {
+        let now = self.now;
+        let flows = self
+            .qps
+            .iter()
+            .enumerate()
+            .map(|(i, q)| FlowOutcome {
+                id: self.flows[i].id,
+                src: q.src,
+                dst: q.dst,
+                size: q.size,
+                start: q.start,
+                end: q.end,
+                ideal_fct_ns: self.ideal_fct_ns[i],
+                pg: q.pg,
+                sport: q.sport,
+                dport: q.dport,
+                retransmitted: q.retransmitted,
+            })
+            .chain(
+                self.flows[self.qps.len()..]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, f)| FlowOutcome {
+                        id: f.id,
+                        src: f.src,
+                        dst: f.dst,
+                        size: f.size,
+                        start: f.start,
+                        end: None,
+                        ideal_fct_ns: self.ideal_fct_ns[self.qps.len() + k],
+                        pg: f.pg,
+                        sport: 0,
+                        dport: f.dport,
+                        retransmitted: 0,
+                    }),
+            )
+            .collect();
+        let ports = self
+            .ports
+            .iter()
+            .map(|p| PortReport {
+                node: p.node,
+                port: p.local,
+                is_switch: !p.is_host,
+                counters: p.c.clone(),
+                fc: p.fc.counters(now),
+            })
+            .collect();
+        let switch_peak_bytes = self
+            .node_switch
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s != u32::MAX)
+            .map(|(n, &s)| (n as u32, self.switches[s as usize].mmu.peak_bytes))
+            .collect();
+        RunResults {
+            flows,
+            completion_order: self
+                .completion_order
+                .iter()
+                .map(|&q| self.flows[q as usize].id)
+                .collect(),
+            ports,
+            switch_peak_bytes,
+            events: self.events,
+            packet_hops: self.packet_hops,
+            end_time: now,
+            pfc_log: self.pfc_log.clone(),
+        }
+    }
+}

@@ -1,0 +1,652 @@
+//! The simulation: entities in arenas indexed by dense ids, one event enum,
+//! one `match` per step.
+//!
+//! Packets never sit in the event queue. A port's egress queues hold frames
+//! waiting to be sent; its link holds frames on the wire in a FIFO. Only the
+//! FIFO's head has a pending `LinkDeliver` event, and a port has at most one
+//! pending `TxDone` (htsim's pipe and queue). Timers carry a version and are
+//! ignored if they were re-armed since (minim).
+
+use crate::cc::N_CC_TIMERS;
+use crate::config::NetConfig;
+use crate::fc::{AnyFc, FcOutbox, FlowControl, Lossy, Pfc};
+use crate::mmu::Mmu;
+use crate::results::{PfcLogEntry, ProgressInfo};
+use crate::wire::{Packet, N_CLASSES};
+use engine::{Delta, EventQueue, Rate, Rng, Time};
+use std::collections::VecDeque;
+use topo::{NodeKind, Topology};
+use workload::FlowSpec;
+
+/// RNG stream kinds, so each entity's stream is distinct (DESIGN §3).
+pub(crate) const RNG_PORT: u32 = 10;
+
+/// Everything that can happen. Dense ids only; `Copy`; at most 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// The next flow in start order begins.
+    FlowArrive,
+    /// The head of `port`'s link FIFO reaches the far end.
+    LinkDeliver { port: u32 },
+    /// `port` finished serialising its current frame.
+    TxDone { port: u32 },
+    /// A NIC's pacing: some QP may have become eligible.
+    NicWake { nic: u32 },
+    /// A congestion-control timer of a QP.
+    QpTimer { qp: u32, slot: u8, version: u32 },
+    /// A flow-control timer of a port.
+    FcTimer { port: u32, version: u32 },
+}
+
+const _: () = assert!(std::mem::size_of::<Event>() <= 16);
+
+/// One end of a full-duplex link: an egress with its queues and the link
+/// direction that leaves it.
+#[derive(Debug)]
+pub(crate) struct Port {
+    pub node: u32,
+    pub local: u16,
+    pub is_host: bool,
+    /// The port at the other end of the link.
+    pub peer: u32,
+    pub rate: Rate,
+    pub delay: Delta,
+    /// Frames sent from this port are corrupted on arrival with this probability.
+    pub error_rate: f64,
+    pub busy: bool,
+    /// Control frames: strict priority, never paused.
+    pub ctrl: VecDeque<Packet>,
+    /// Egress queues per class (switch ports).
+    pub queues: [VecDeque<Packet>; N_CLASSES],
+    pub queue_bytes: u64,
+    pub rr_last: usize,
+    /// Frames on the wire: (arrival time at the peer, frame).
+    pub flight: VecDeque<(Time, Packet)>,
+    pub fc: AnyFc,
+    pub fc_version: u32,
+    pub rng: Rng,
+    pub c: PortCounters,
+}
+
+/// One frame that started transmission at a traced node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxLogEntry {
+    /// Start of transmission.
+    pub time: Time,
+    /// Node.
+    pub node: u32,
+    /// Local port.
+    pub port: u16,
+    /// Frame kind.
+    pub kind: crate::wire::PacketKind,
+    /// Flow (data, ACK) or `u32::MAX`.
+    pub flow: u32,
+    /// Sequence (data, ACK).
+    pub seq: u64,
+}
+
+/// Counters of one port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PortCounters {
+    /// Bytes sent (all frames).
+    pub tx_bytes: u64,
+    /// Data frames sent.
+    pub tx_data: u64,
+    /// Frames dropped at admission into this switch through this ingress port, per class.
+    pub drops: [u64; N_CLASSES],
+    /// Frames lost to the link error model on arrival through this port.
+    pub corrupted: u64,
+    /// Data frames ECN-marked at this egress.
+    pub ecn_marks: u64,
+    /// Highest egress queue occupancy in bytes.
+    pub peak_queue: u64,
+}
+
+#[derive(Debug)]
+pub(crate) struct Switch {
+    pub first_port: u32,
+    pub mmu: Mmu,
+    /// ECN thresholds per local port: (kmin, kmax, pmax).
+    pub ecn: Vec<(u64, u64, f64)>,
+    /// Next-hop local ports, flat; `route_off[h]..route_off[h+1]` for host index h.
+    pub routes: Vec<u16>,
+    pub route_off: Vec<u32>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Nic {
+    pub port: u32,
+    pub line_rate: Rate,
+    pub acks: VecDeque<Packet>,
+    /// QPs with work or unacked data, in creation order (round-robin).
+    pub active: Vec<u32>,
+    pub rr_last: usize,
+    /// Pending pacing wake-up, `Time::MAX` if none.
+    pub wake_at: Time,
+}
+
+#[derive(Debug)]
+pub(crate) struct Qp {
+    pub src: u32,
+    pub dst: u32,
+    pub sport: u16,
+    pub dport: u16,
+    pub pg: u8,
+    pub size: u64,
+    pub start: Time,
+    pub snd_nxt: u64,
+    pub snd_una: u64,
+    pub max_sent: u64,
+    pub next_avail: Time,
+    pub cc: crate::cc::AnyCc,
+    pub timer_version: [u32; N_CC_TIMERS],
+    pub end: Option<Time>,
+    pub retransmitted: u64,
+    pub nic: u32,
+}
+
+/// A network ready to run: build it with [`Simulation::new`], then
+/// [`Simulation::run`].
+#[derive(Debug)]
+pub struct Simulation {
+    pub(crate) cfg: NetConfig,
+    pub(crate) now: Time,
+    pub(crate) q: EventQueue<Event>,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) node_switch: Vec<u32>,
+    pub(crate) node_nic: Vec<u32>,
+    pub(crate) host_index: Vec<u32>,
+    pub(crate) switches: Vec<Switch>,
+    pub(crate) nics: Vec<Nic>,
+    pub(crate) qps: Vec<Qp>,
+    pub(crate) rx: Vec<crate::transport::GbnReceiver>,
+    pub(crate) flows: Vec<FlowSpec>,
+    pub(crate) next_flow: usize,
+    pub(crate) finished: usize,
+    pub(crate) completion_order: Vec<u32>,
+    pub(crate) ideal_fct_ns: Vec<u64>,
+    pub(crate) events: u64,
+    pub(crate) packet_hops: u64,
+    pub(crate) outbox: FcOutbox,
+    pub(crate) kick: Vec<u32>,
+    pub(crate) record_pfc: bool,
+    pub(crate) pfc_log: Vec<PfcLogEntry>,
+    /// Nodes whose transmissions are logged (tests and debugging).
+    pub(crate) traced: Vec<bool>,
+    pub(crate) tx_log: Vec<TxLogEntry>,
+    /// Next source port per (src, dst) pair.
+    pub(crate) sport_next: std::collections::HashMap<(u32, u32), u16>,
+}
+
+/// Why a network cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A flow names a node that does not exist or is not a host.
+    #[error("flow {flow}: {msg}")]
+    BadFlow {
+        /// Flow id.
+        flow: u32,
+        /// What is wrong.
+        msg: String,
+    },
+    /// Flows are not sorted by start time.
+    #[error("flows must be sorted by start time (flow {0} starts before its predecessor)")]
+    Unsorted(u32),
+}
+
+impl Simulation {
+    /// Build the network of `topo` carrying `flows` (sorted by start time).
+    /// The topology must already be validated (connected, one link per host).
+    pub fn new(
+        topo: &Topology,
+        flows: Vec<FlowSpec>,
+        cfg: NetConfig,
+    ) -> Result<Simulation, BuildError> {
+        let n = topo.kinds.len();
+        for (i, f) in flows.iter().enumerate() {
+            for (what, node) in [("src", f.src), ("dst", f.dst)] {
+                if node as usize >= n {
+                    return Err(BuildError::BadFlow {
+                        flow: f.id,
+                        msg: format!(
+                            "{what} node {node} does not exist (the topology has {n} nodes)"
+                        ),
+                    });
+                }
+                if !topo.is_host(node) {
+                    return Err(BuildError::BadFlow {
+                        flow: f.id,
+                        msg: format!("{what} node {node} is a switch, not a host"),
+                    });
+                }
+            }
+            if f.src == f.dst {
+                return Err(BuildError::BadFlow {
+                    flow: f.id,
+                    msg: "src and dst are the same host".into(),
+                });
+            }
+            if i > 0 && f.start < flows[i - 1].start {
+                return Err(BuildError::Unsorted(f.id));
+            }
+        }
+
+        // Ports: numbered per node in link order (the peer's device order).
+        let mut node_ports: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n]; // (link, end)
+        for (li, l) in topo.links.iter().enumerate() {
+            node_ports[l.a as usize].push((li as u32, 0));
+            node_ports[l.b as usize].push((li as u32, 1));
+        }
+        let mut node_first_port = Vec::with_capacity(n + 1);
+        let mut link_port = vec![[0u32; 2]; topo.links.len()];
+        let mut next = 0u32;
+        for (node, ps) in node_ports.iter().enumerate() {
+            node_first_port.push(next);
+            for &(li, end) in ps {
+                link_port[li as usize][end] = next;
+                next += 1;
+            }
+            let _ = node;
+        }
+        node_first_port.push(next);
+        let nic_rate = topo
+            .links
+            .iter()
+            .find(|l| topo.is_host(l.a) || topo.is_host(l.b))
+            .map(|l| l.rate)
+            .unwrap_or(Rate::gbps(100));
+        let mut ports = Vec::with_capacity(next as usize);
+        for (node, ps) in node_ports.iter().enumerate() {
+            let is_host = topo.kinds[node] == NodeKind::Host;
+            for (local, &(li, end)) in ps.iter().enumerate() {
+                let l = &topo.links[li as usize];
+                let id = ports.len() as u32;
+                let fc = if cfg.pfc.enabled {
+                    AnyFc::Pfc(Pfc::new(cfg.pfc.mode, l.rate, !is_host))
+                } else {
+                    AnyFc::Lossy(Lossy)
+                };
+                let error_rate = if l.error_rate > 0.0 {
+                    l.error_rate
+                } else {
+                    cfg.error_rate_per_link
+                };
+                ports.push(Port {
+                    node: node as u32,
+                    local: local as u16,
+                    is_host,
+                    peer: link_port[li as usize][1 - end],
+                    rate: l.rate,
+                    delay: l.delay,
+                    error_rate,
+                    busy: false,
+                    ctrl: VecDeque::new(),
+                    queues: Default::default(),
+                    queue_bytes: 0,
+                    rr_last: 0,
+                    flight: VecDeque::new(),
+                    fc,
+                    fc_version: 0,
+                    rng: Rng::stream(cfg.seed, RNG_PORT, u64::from(id)),
+                    c: PortCounters::default(),
+                });
+            }
+        }
+
+        let hosts = topo.hosts();
+        let mut host_index = vec![u32::MAX; n];
+        for (i, &h) in hosts.iter().enumerate() {
+            host_index[h as usize] = i as u32;
+        }
+        let routes = topo::Routes::compute(topo);
+
+        let mut node_switch = vec![u32::MAX; n];
+        let mut switches = Vec::new();
+        let mut node_nic = vec![u32::MAX; n];
+        let mut nics = Vec::new();
+        for node in 0..n {
+            let first = node_first_port[node];
+            let count = node_first_port[node + 1] - first;
+            if topo.kinds[node] == NodeKind::Host {
+                node_nic[node] = nics.len() as u32;
+                nics.push(Nic {
+                    port: first,
+                    line_rate: ports[first as usize].rate,
+                    acks: VecDeque::new(),
+                    active: Vec::new(),
+                    rr_last: 0,
+                    wake_at: Time::MAX,
+                });
+                continue;
+            }
+            let mut headroom = Vec::with_capacity(count as usize);
+            let mut shift = Vec::with_capacity(count as usize);
+            let mut ecn = Vec::with_capacity(count as usize);
+            for p in first..first + count {
+                let port = &ports[p as usize];
+                headroom.push(match cfg.buffer.headroom {
+                    crate::config::Headroom::RateDelay { factor } => {
+                        // Peer: rate × delay / 8 × 3, delay in ns (third.cc).
+                        (port.rate.bps() as f64 * port.delay.ps() as f64 / 8e12 * factor) as u64
+                    }
+                    crate::config::Headroom::Bytes(b) => b,
+                });
+                // Alpha halves... shift drops by one per doubling above NIC speed.
+                let mut s = cfg.buffer.alpha_shift;
+                let mut r = port.rate.bps();
+                while r > nic_rate.bps() && s > 0 {
+                    s -= 1;
+                    r /= 2;
+                }
+                shift.push(s);
+                let t = cfg.ecn.for_rate(port.rate);
+                ecn.push((t.kmin, t.kmax, t.pmax));
+            }
+            let mut flat = Vec::new();
+            let mut off = Vec::with_capacity(hosts.len() + 1);
+            for &h in &hosts {
+                off.push(flat.len() as u32);
+                for &li in routes.next_hops(node as u32, h) {
+                    let l = &topo.links[li as usize];
+                    let end = if l.a as usize == node { 0 } else { 1 };
+                    flat.push((link_port[li as usize][end] - first) as u16);
+                }
+            }
+            off.push(flat.len() as u32);
+            node_switch[node] = switches.len() as u32;
+            switches.push(Switch {
+                first_port: first,
+                mmu: Mmu::new(&cfg.buffer, headroom, shift),
+                ecn,
+                routes: flat,
+                route_off: off,
+            });
+        }
+
+        // The peer's ideal ("standalone") FCT, §2.5, in integer ns as third.cc.
+        let payload = u64::from(cfg.nic.mtu_payload);
+        let header = u64::from(cfg.nic.data_header);
+        let mut ideal_fct_ns = Vec::with_capacity(flows.len());
+        let mut pair_cache = std::collections::HashMap::new();
+        for f in &flows {
+            let (rtt, bw) = *pair_cache.entry((f.src, f.dst)).or_insert_with(|| {
+                let path = routes.path(topo, f.src, f.dst);
+                let mut delay_ns = 0u64;
+                let mut tx_ns = 0u64;
+                let mut bw = u64::MAX;
+                for &li in &path {
+                    let l = &topo.links[li as usize];
+                    delay_ns += l.delay.ps() / 1000;
+                    tx_ns += payload * 1_000_000_000 * 8 / l.rate.bps();
+                    bw = bw.min(l.rate.bps());
+                }
+                (2 * delay_ns + tx_ns, bw)
+            });
+            let total = f.size + f.size.div_ceil(payload) * header;
+            ideal_fct_ns.push(rtt + (total as u128 * 8_000_000_000 / bw as u128) as u64);
+        }
+
+        let mut q = EventQueue::new();
+        if let Some(f) = flows.first() {
+            q.push(f.start, Event::FlowArrive);
+        }
+        let n_flows = flows.len();
+        Ok(Simulation {
+            cfg,
+            now: Time::ZERO,
+            q,
+            ports,
+            node_switch,
+            node_nic,
+            host_index,
+            switches,
+            nics,
+            qps: Vec::with_capacity(n_flows),
+            rx: Vec::with_capacity(n_flows),
+            flows,
+            next_flow: 0,
+            finished: 0,
+            completion_order: Vec::with_capacity(n_flows),
+            ideal_fct_ns,
+            events: 0,
+            packet_hops: 0,
+            outbox: FcOutbox::default(),
+            kick: Vec::new(),
+            record_pfc: false,
+            pfc_log: Vec::new(),
+            sport_next: std::collections::HashMap::new(),
+            traced: vec![false; n],
+            tx_log: Vec::new(),
+        })
+    }
+
+    /// Keep a log of every PFC frame received (the peer's PFC output file).
+    pub fn record_pfc(&mut self, on: bool) {
+        self.record_pfc = on;
+    }
+
+    /// Log every frame that node `node` starts to transmit.
+    pub fn trace_tx(&mut self, node: u32) {
+        self.traced[node as usize] = true;
+    }
+
+    /// Frames started by traced nodes, in time order.
+    pub fn tx_log(&self) -> &[TxLogEntry] {
+        &self.tx_log
+    }
+
+    /// Run until every flow finished, the queue empties or the stop time.
+    pub fn run(&mut self) {
+        self.run_with_progress(u64::MAX, |_| {});
+    }
+
+    /// Run, calling `progress` every `every` events.
+    pub fn run_with_progress(&mut self, every: u64, mut progress: impl FnMut(&ProgressInfo)) {
+        let stop = self.cfg.stop_time.unwrap_or(Time::MAX);
+        let n_flows = self.flows.len();
+        let mut next_report = every;
+        while let Some(t) = self.q.peek_time() {
+            if t > stop || (self.finished == n_flows && self.next_flow == n_flows) {
+                break;
+            }
+            let (t, ev) = self.q.pop().expect("peeked");
+            debug_assert!(t >= self.now);
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+            if self.events >= next_report {
+                next_report += every;
+                progress(&ProgressInfo {
+                    now: self.now,
+                    events: self.events,
+                    flows_started: self.next_flow,
+                    flows_finished: self.finished,
+                    flows_total: n_flows,
+                });
+            }
+        }
+        if self.now < stop && stop != Time::MAX && self.finished < n_flows && self.q.is_empty() {
+            // Nothing left to happen: unfinished flows are stalled for good.
+        }
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::FlowArrive => self.flow_arrive(),
+            Event::LinkDeliver { port } => self.link_deliver(port),
+            Event::TxDone { port } => {
+                self.ports[port as usize].busy = false;
+                self.try_send(port);
+            }
+            Event::NicWake { nic } => {
+                let n = &mut self.nics[nic as usize];
+                if n.wake_at == self.now {
+                    n.wake_at = Time::MAX;
+                    let port = n.port;
+                    self.try_send(port);
+                }
+            }
+            Event::QpTimer { qp, slot, version } => self.qp_timer(qp, slot as usize, version),
+            Event::FcTimer { port, version } => self.fc_timer(port, version),
+        }
+    }
+
+    /// Start sending from `port` if it is idle and has something to send;
+    /// then do the same for every port this made eligible.
+    pub(crate) fn try_send(&mut self, port: u32) {
+        self.kick.push(port);
+        while let Some(p) = self.kick.pop() {
+            self.try_send_one(p);
+        }
+    }
+
+    fn try_send_one(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        if p.busy {
+            return;
+        }
+        let pkt = if let Some(f) = p.ctrl.pop_front() {
+            f
+        } else if p.is_host {
+            match self.nic_dequeue(port) {
+                Some(pkt) => pkt,
+                None => return,
+            }
+        } else {
+            match self.switch_dequeue(port) {
+                Some(pkt) => pkt,
+                None => return,
+            }
+        };
+        self.transmit(port, pkt);
+    }
+
+    /// Put `pkt` on the wire of `port` (which is idle).
+    fn transmit(&mut self, port: u32, pkt: Packet) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        debug_assert!(!p.busy);
+        p.busy = true;
+        let tx = p.rate.tx_time(u64::from(pkt.size));
+        p.c.tx_bytes += u64::from(pkt.size);
+        let arrive = now + tx + p.delay;
+        if self.traced[p.node as usize] {
+            self.tx_log.push(TxLogEntry {
+                time: now,
+                node: p.node,
+                port: p.local,
+                kind: pkt.kind,
+                flow: pkt.flow,
+                seq: pkt.seq,
+            });
+        }
+        p.flight.push_back((arrive, pkt));
+        let first_in_flight = p.flight.len() == 1;
+        self.q.push(now + tx, Event::TxDone { port });
+        if first_in_flight {
+            self.q.push(arrive, Event::LinkDeliver { port });
+        }
+    }
+
+    fn link_deliver(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let (at, mut pkt) = p
+            .flight
+            .pop_front()
+            .expect("a pending delivery has a frame");
+        debug_assert_eq!(at, self.now);
+        if let Some(&(next, _)) = p.flight.front() {
+            self.q.push(next, Event::LinkDeliver { port });
+        }
+        self.packet_hops += 1;
+        if p.error_rate > 0.0 && p.rng.uniform() < p.error_rate {
+            let peer = p.peer as usize;
+            self.ports[peer].c.corrupted += 1;
+            return;
+        }
+        let to = p.peer;
+        if self.ports[to as usize].is_host {
+            self.host_receive(to, pkt);
+        } else {
+            pkt.ingress = self.ports[to as usize].local;
+            self.switch_receive(to, pkt);
+        }
+    }
+
+    /// Apply whatever a flow-control hook of `port` put in the outbox.
+    pub(crate) fn apply_fc_outbox(&mut self, port: u32) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.outbox);
+        let p = &mut self.ports[port as usize];
+        let mut kick = out.wake;
+        for f in out.frames.drain(..) {
+            p.ctrl.push_back(f);
+            kick = true;
+        }
+        if let Some(t) = out.timer.take() {
+            p.fc_version = p.fc_version.wrapping_add(1);
+            let version = p.fc_version;
+            self.q.push(t.max(now), Event::FcTimer { port, version });
+        }
+        out.wake = false;
+        self.outbox = out;
+        if kick {
+            self.kick.push(port);
+        }
+    }
+
+    fn fc_timer(&mut self, port: u32, version: u32) {
+        if self.ports[port as usize].fc_version != version {
+            return;
+        }
+        let now = self.now;
+        let node = self.ports[port as usize].node as usize;
+        let sw = self.node_switch[node];
+        let local = self.ports[port as usize].local as usize;
+        let mut out = std::mem::take(&mut self.outbox);
+        {
+            let mmu = (sw != u32::MAX).then(|| &self.switches[sw as usize].mmu);
+            let state = |class: usize| match mmu {
+                Some(m) => m.ingress_state(local, class),
+                None => crate::mmu::IngressState {
+                    over_xoff: false,
+                    below_xon: true,
+                },
+            };
+            self.ports[port as usize].fc.on_timer(now, &state, &mut out);
+        }
+        self.outbox = out;
+        self.apply_fc_outbox(port);
+        self.try_send(port);
+    }
+
+    /// Handle a PFC (or other control) frame arriving at `port`: it governs
+    /// what `port` itself may send.
+    pub(crate) fn receive_ctrl(&mut self, port: u32, pkt: &Packet) {
+        let now = self.now;
+        if self.record_pfc {
+            let p = &self.ports[port as usize];
+            self.pfc_log.push(PfcLogEntry {
+                time: now,
+                node: p.node,
+                is_switch: !p.is_host,
+                // The peer's device index: port 0 is its loopback.
+                if_index: u32::from(p.local) + 1,
+                pause: pkt.pfc_quanta > 0,
+            });
+        }
+        let rate = self.ports[port as usize].rate;
+        let mut out = std::mem::take(&mut self.outbox);
+        self.ports[port as usize]
+            .fc
+            .on_ctrl(now, pkt, rate, &mut out);
+        self.outbox = out;
+        self.apply_fc_outbox(port);
+        self.try_send(port);
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+}

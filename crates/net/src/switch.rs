@@ -1,0 +1,124 @@
+//! The switch: output-queued, 8 classes per port, shared-buffer MMU,
+//! RED/ECN at dequeue, ECMP over precomputed next hops (§2.4).
+
+use crate::fc::FlowControl;
+use crate::hash::{host_ip, murmur3_32};
+use crate::sim::Simulation;
+use crate::wire::{Packet, PacketKind, N_CLASSES};
+
+impl Simulation {
+    /// A frame arrives at switch port `in_port`.
+    pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: Packet) {
+        if pkt.kind == PacketKind::Pfc {
+            self.receive_ctrl(in_port, &pkt);
+            return;
+        }
+        let node = self.ports[in_port as usize].node;
+        let sw_id = self.node_switch[node as usize] as usize;
+        let host = self.host_index[pkt.dst as usize] as usize;
+        let sw = &mut self.switches[sw_id];
+        let hops = &sw.routes[sw.route_off[host] as usize..sw.route_off[host + 1] as usize];
+        let out_local = match hops.len() {
+            0 => unreachable!("validated topologies are connected"),
+            1 => hops[0],
+            n => {
+                // Peer GetOutDev: Murmur3 over (sip, dip, sport | dport << 16), seed = node id.
+                let key = [
+                    host_ip(pkt.src),
+                    host_ip(pkt.dst),
+                    u32::from(pkt.sport) | (u32::from(pkt.dport) << 16),
+                ];
+                hops[(murmur3_32(&key, node) % n as u32) as usize]
+            }
+        };
+        let out_port = sw.first_port + u32::from(out_local);
+        let class = pkt.class as usize;
+        let in_local = pkt.ingress as usize;
+        let size = u64::from(pkt.size);
+        if class != 0 {
+            if !sw.mmu.admit(in_local, class, size) {
+                self.ports[in_port as usize].c.drops[class] += 1;
+                return;
+            }
+            sw.mmu.enqueue_egress(out_local as usize, class, size);
+            let state = sw.mmu.ingress_state(in_local, class);
+            let now = self.now;
+            let mut out = std::mem::take(&mut self.outbox);
+            self.ports[in_port as usize]
+                .fc
+                .after_admit(now, class, state, &mut out);
+            self.outbox = out;
+            self.apply_fc_outbox(in_port);
+        }
+        let op = &mut self.ports[out_port as usize];
+        op.queues[class].push_back(pkt);
+        op.queue_bytes += size;
+        op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes);
+        self.try_send(out_port);
+    }
+
+    /// Pick the next data frame of switch port `port`: class 0 first, then
+    /// round robin over classes 1..7 that are not paused (peer `DequeueRR`).
+    pub(crate) fn switch_dequeue(&mut self, port: u32) -> Option<Packet> {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let class = if !p.queues[0].is_empty() {
+            0
+        } else {
+            let mut found = None;
+            for i in 1..=N_CLASSES {
+                let c = (p.rr_last + i) % N_CLASSES;
+                if !p.queues[c].is_empty() && p.fc.may_send(now, c) {
+                    found = Some(c);
+                    break;
+                }
+            }
+            let c = found?;
+            p.rr_last = c;
+            c
+        };
+        let mut pkt = p.queues[class].pop_front().expect("non-empty");
+        let size = u64::from(pkt.size);
+        p.queue_bytes -= size;
+        let out_local = p.local as usize;
+        let node = p.node as usize;
+        if class == 0 {
+            return Some(pkt);
+        }
+        let sw = &mut self.switches[self.node_switch[node] as usize];
+        let in_local = pkt.ingress as usize;
+        sw.mmu.release(in_local, out_local, class, size);
+        // RED/ECN at dequeue on the bytes left in this class (peer ShouldSendCN).
+        if self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
+            let (kmin, kmax, pmax) = sw.ecn[out_local];
+            let q = sw.mmu.egress_bytes(out_local, class);
+            let mark = if q > kmax {
+                true
+            } else if q > kmin {
+                let prob = pmax * (q - kmin) as f64 / (kmax - kmin) as f64;
+                self.ports[port as usize].rng.uniform() < prob
+            } else {
+                false
+            };
+            if mark {
+                pkt.ecn_ce = true;
+                self.ports[port as usize].c.ecn_marks += 1;
+            }
+        }
+        if pkt.kind == PacketKind::Data {
+            self.ports[port as usize].c.tx_data += 1;
+        }
+        // The ingress may now be below XON.
+        let in_port = sw.first_port + in_local as u32;
+        let state = sw.mmu.ingress_state(in_local, class);
+        let mut out = std::mem::take(&mut self.outbox);
+        self.ports[in_port as usize]
+            .fc
+            .after_release(now, class, state, &mut out);
+        self.outbox = out;
+        if !self.outbox.frames.is_empty() || self.outbox.timer.is_some() || self.outbox.wake {
+            self.apply_fc_outbox(in_port);
+        }
+        Some(pkt)
+    }
+}

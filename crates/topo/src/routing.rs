@@ -1,0 +1,309 @@
+//! The peer's static shortest-path routes, with every equal-cost next hop.
+
+use crate::{Adjacency, NodeId, NodeKind, Topology};
+
+const NONE: u32 = u32::MAX;
+
+/// Static routes: for every node `n` and every host `h`, the links out of
+/// `n` that lie on a shortest path from `n` to `h`.
+///
+/// As in the peer (`CalculateRoute` in `third.cc`), the routes toward `h`
+/// come from a breadth-first search from `h` that expands `h` and switches
+/// only: a host is never an intermediate hop. A link from `n` to `m` is a next
+/// hop of `n` toward `h` when `m` is `h` or a switch and `dist(m, h) + 1 ==
+/// dist(n, h)`. Next hops are listed by ascending link index (that is, by
+/// ascending port at `n`). Parallel links between one pair of nodes would
+/// each appear; [`Topology::validate`] rejects them.
+///
+/// Tables are flat arrays indexed by `node * n_hosts + host_index`, where
+/// `host_index` is the host's rank among the hosts by id (equal to its id
+/// when, as in every builder here, hosts are numbered first).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Routes {
+    n_nodes: usize,
+    hosts: Vec<NodeId>,
+    /// Rank of each node among the hosts, `NONE` for switches.
+    host_index: Vec<u32>,
+    /// Hops from node to host, `NONE` if unreachable.
+    dist: Vec<u32>,
+    /// `next[offsets[i]..offsets[i + 1]]` are the next hops for table slot `i`.
+    offsets: Vec<u32>,
+    next: Vec<u32>,
+}
+
+impl Routes {
+    /// Compute the routes of `topo`. Links whose ends are out of range are
+    /// ignored; use on a topology that passes [`Topology::validate`].
+    pub fn compute(topo: &Topology) -> Routes {
+        let n = topo.kinds.len();
+        let adj = Adjacency::new(topo);
+        let hosts = topo.hosts();
+        let nh = hosts.len();
+        let mut host_index = vec![NONE; n];
+        for (i, &h) in hosts.iter().enumerate() {
+            host_index[h as usize] = i as u32;
+        }
+        let is_switch = |x: NodeId| topo.kinds[x as usize] == NodeKind::Switch;
+
+        // Distances, one BFS per host; dist[node * nh + hi].
+        let mut dist = vec![NONE; n * nh];
+        let mut queue: Vec<NodeId> = Vec::with_capacity(n);
+        for (hi, &h) in hosts.iter().enumerate() {
+            queue.clear();
+            queue.push(h);
+            dist[h as usize * nh + hi] = 0;
+            let mut head = 0;
+            while head < queue.len() {
+                let u = queue[head];
+                head += 1;
+                let d = dist[u as usize * nh + hi];
+                for &l in adj.ports(u) {
+                    let v = adj.other_end(l, u);
+                    let slot = &mut dist[v as usize * nh + hi];
+                    if *slot == NONE {
+                        *slot = d + 1;
+                        if is_switch(v) {
+                            queue.push(v);
+                        }
+                    }
+                }
+            }
+        }
+
+        // Next hops, node-major.
+        let mut offsets = Vec::with_capacity(n * nh + 1);
+        let mut next = Vec::new();
+        offsets.push(0u32);
+        for u in 0..n as NodeId {
+            let ports = adj.ports(u);
+            for (hi, &h) in hosts.iter().enumerate() {
+                let d = dist[u as usize * nh + hi];
+                if u != h && d != NONE {
+                    for &l in ports {
+                        let v = adj.other_end(l, u);
+                        let dv = dist[v as usize * nh + hi];
+                        if (v == h || is_switch(v)) && dv != NONE && dv + 1 == d {
+                            next.push(l);
+                        }
+                    }
+                }
+                offsets.push(u32::try_from(next.len()).expect("route table over 4G entries"));
+            }
+        }
+        Routes {
+            n_nodes: n,
+            hosts,
+            host_index,
+            dist,
+            offsets,
+            next,
+        }
+    }
+
+    /// Number of nodes the routes cover.
+    pub fn n_nodes(&self) -> usize {
+        self.n_nodes
+    }
+
+    /// The hosts, ascending; a host's position here is its host index.
+    pub fn hosts(&self) -> &[NodeId] {
+        &self.hosts
+    }
+
+    /// Rank of `node` among the hosts, or `None` if it is not a host.
+    #[inline]
+    pub fn host_index(&self, node: NodeId) -> Option<u32> {
+        match self.host_index.get(node as usize) {
+            Some(&i) if i != NONE => Some(i),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, node: NodeId, host: NodeId) -> Option<usize> {
+        let hi = *self.host_index.get(host as usize)?;
+        if hi == NONE || node as usize >= self.n_nodes {
+            return None;
+        }
+        Some(node as usize * self.hosts.len() + hi as usize)
+    }
+
+    /// Indices of every link out of `node` on a shortest path to host `host`,
+    /// ascending. Empty when `node == host`, when `host` is not a host, or
+    /// when `host` cannot be reached.
+    #[inline]
+    pub fn next_hops(&self, node: NodeId, host: NodeId) -> &[u32] {
+        match self.slot(node, host) {
+            Some(i) => &self.next[self.offsets[i] as usize..self.offsets[i + 1] as usize],
+            None => &[],
+        }
+    }
+
+    /// Links on a shortest path from `node` to host `host`, or `None` if it
+    /// cannot reach `host` (or `host` is not a host). `Some(0)` for
+    /// `node == host`.
+    #[inline]
+    pub fn distance(&self, node: NodeId, host: NodeId) -> Option<u32> {
+        let d = self.dist[self.slot(node, host)?];
+        (d != NONE).then_some(d)
+    }
+
+    /// Links on a shortest path from `src` to host `dst`.
+    ///
+    /// # Panics
+    /// If `dst` is not a host or cannot be reached from `src`; neither
+    /// happens for two nodes of a topology that passes
+    /// [`Topology::validate`].
+    pub fn hops(&self, src: NodeId, dst: NodeId) -> u32 {
+        self.distance(src, dst)
+            .unwrap_or_else(|| panic!("no route from node {src} to host {dst}"))
+    }
+
+    /// One shortest path from `src` to host `dst`, as link indices in order,
+    /// always taking the first next hop (lowest link index). Deterministic;
+    /// used for base-RTT computations. Empty if `src == dst` or there is no
+    /// route. `topo` must be the topology the routes were computed from.
+    pub fn path(&self, topo: &Topology, src: NodeId, dst: NodeId) -> Vec<u32> {
+        let Some(d) = self.distance(src, dst) else {
+            return Vec::new();
+        };
+        let mut path = Vec::with_capacity(d as usize);
+        let mut at = src;
+        while at != dst {
+            let l = self.next_hops(at, dst)[0];
+            path.push(l);
+            at = topo.links[l as usize].other(at);
+        }
+        path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{dumbbell, peer_fat_tree, star, LinkSpec};
+    use engine::{Delta, Rate};
+
+    #[test]
+    fn peer_fat_tree_routes() {
+        let t = peer_fat_tree();
+        let r = Routes::compute(&t);
+        let adj = t.adjacency();
+        // Host 0 sits on ToR 320 (pod 0); host 319 on ToR 339 (pod 4).
+        let (src, dst) = (0, 319);
+        assert_eq!(r.hops(src, dst), 6);
+        let p = r.path(&t, src, dst);
+        assert_eq!(p.len(), 6);
+        // Walk it: host 0 -> ToR 320 -> agg 340 -> core 360 -> agg 356 -> ToR 339 -> 319.
+        let mut at = src;
+        let mut nodes = vec![at];
+        for &l in &p {
+            at = t.links[l as usize].other(at);
+            nodes.push(at);
+        }
+        assert_eq!(nodes, vec![0, 320, 340, 360, 356, 339, 319]);
+
+        // Equal-cost next hops along the way: 1 * 4 * 4 * 1 * 1 * 1 = 16 paths.
+        assert_eq!(r.next_hops(0, dst), &[0]);
+        let tor = r.next_hops(320, dst);
+        assert_eq!(tor.len(), 4);
+        let aggs: Vec<u32> = tor.iter().map(|&l| adj.other_end(l, 320)).collect();
+        assert_eq!(aggs, vec![340, 341, 342, 343]);
+        assert!(tor.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(r.next_hops(341, dst).len(), 4);
+        let cores: Vec<u32> = r
+            .next_hops(341, dst)
+            .iter()
+            .map(|&l| adj.other_end(l, 341))
+            .collect();
+        assert_eq!(cores, vec![364, 365, 366, 367]);
+        // Core 365 (group 1) goes down to agg 1 of pod 4 only.
+        let down = r.next_hops(365, dst);
+        assert_eq!(down.len(), 1);
+        assert_eq!(adj.other_end(down[0], 365), 357);
+        assert_eq!(r.next_hops(357, dst).len(), 1);
+        assert_eq!(r.next_hops(339, dst), &[319]);
+        assert_eq!(count_paths(&t, &r, src, dst), 16);
+
+        // Same ToR: 2 links; same pod, other ToR: 4 links via any of 4 aggs.
+        assert_eq!(r.hops(0, 15), 2);
+        assert_eq!(r.path(&t, 0, 15), vec![0, 15]);
+        assert_eq!(r.hops(0, 16), 4);
+        assert_eq!(r.next_hops(320, 16).len(), 4);
+        assert_eq!(r.next_hops(340, 16).len(), 1);
+        assert_eq!(count_paths(&t, &r, 0, 16), 4);
+
+        // Hosts never transit; a ToR's route to its own host is the host link.
+        assert_eq!(r.next_hops(320, 5), &[5]);
+        assert!(r.next_hops(5, 5).is_empty());
+        assert!(r.next_hops(5, 320).is_empty()); // 320 is not a host
+        assert_eq!(r.distance(5, 5), Some(0));
+        assert_eq!(r.host_index(319), Some(319));
+        assert_eq!(r.host_index(320), None);
+        // Every host reaches every host.
+        for &a in t.hosts().iter().step_by(7) {
+            for &b in t.hosts().iter().step_by(5) {
+                if a != b {
+                    let want = if a / 16 == b / 16 {
+                        2
+                    } else if a / 64 == b / 64 {
+                        4
+                    } else {
+                        6
+                    };
+                    assert_eq!(r.hops(a, b), want, "{a} -> {b}");
+                    assert_eq!(r.path(&t, a, b).len(), want as usize);
+                }
+            }
+        }
+    }
+
+    /// Number of distinct shortest paths, following every next hop.
+    fn count_paths(t: &Topology, r: &Routes, at: NodeId, dst: NodeId) -> usize {
+        if at == dst {
+            return 1;
+        }
+        r.next_hops(at, dst)
+            .iter()
+            .map(|&l| count_paths(t, r, t.links[l as usize].other(at), dst))
+            .sum()
+    }
+
+    #[test]
+    fn hosts_do_not_transit() {
+        // Switch 3 reaches host 1 directly, and also via host 0 (which
+        // illegally has two links): the host path must not be used even where
+        // it ties in length.
+        // Nodes: hosts 0, 1; switches 2, 3. Links: 0-2, 0-3, 2-1, 3-2.
+        let l = |a, b| LinkSpec::new(a, b, Rate::gbps(1), Delta::ZERO);
+        let t = Topology {
+            kinds: vec![
+                NodeKind::Host,
+                NodeKind::Host,
+                NodeKind::Switch,
+                NodeKind::Switch,
+            ],
+            links: vec![l(0, 2), l(0, 3), l(2, 1), l(3, 2)],
+        };
+        let r = Routes::compute(&t);
+        assert_eq!(r.next_hops(3, 1), &[3]);
+        assert_eq!(r.next_hops(0, 1), &[0]);
+        assert_eq!(r.hops(3, 1), 2);
+    }
+
+    #[test]
+    fn small_shapes() {
+        let t = star(4, Rate::gbps(10), Delta::from_us(1)).unwrap();
+        let r = Routes::compute(&t);
+        assert_eq!(r.path(&t, 1, 3), vec![1, 3]);
+        assert_eq!(r.next_hops(4, 2), &[2]);
+        assert!(r.path(&t, 2, 2).is_empty());
+
+        let t = dumbbell(2, 2, Rate::gbps(10), Rate::gbps(1), Delta::from_us(1)).unwrap();
+        let r = Routes::compute(&t);
+        assert_eq!(r.path(&t, 0, 3), vec![0, 4, 3]);
+        assert_eq!(r.hops(0, 1), 2);
+        assert_eq!(r.n_nodes(), 6);
+        assert_eq!(r.hosts(), &[0, 1, 2, 3]);
+    }
+}

@@ -1,0 +1,286 @@
+//! Flow generators: Poisson arrivals over a size CDF, N-to-1 incast, and
+//! merging of flow lists.
+
+use crate::{FlowSpec, SizeCdf};
+use engine::{Delta, Rate, Rng, Time};
+
+/// The [`Rng`] stream kind of a host's Poisson arrival process.
+pub const POISSON_STREAM_KIND: u32 = 1;
+
+/// Open-loop Poisson traffic between a set of hosts.
+#[derive(Clone, Debug)]
+pub struct PoissonSpec {
+    /// The hosts that send and receive; at least 2, all distinct.
+    pub hosts: Vec<u32>,
+    /// Each host's link rate.
+    pub host_rate: Rate,
+    /// Offered load per host as a fraction of `host_rate`, in `(0, 1]`.
+    pub load: f64,
+    /// Flow-size distribution.
+    pub cdf: SizeCdf,
+    /// Start of the arrival window.
+    pub start: Time,
+    /// Length of the arrival window `[start, start + duration)`.
+    pub duration: Delta,
+    /// Run seed; host `h` draws from `Rng::stream(seed, 1, h)`.
+    pub seed: u64,
+    /// Priority class of every flow.
+    pub pg: u8,
+    /// Destination port of every flow.
+    pub dport: u16,
+}
+
+impl PoissonSpec {
+    /// Mean time between one host's flow arrivals, in seconds:
+    /// `mean_size * 8 / (load * host_rate)`.
+    pub fn mean_interarrival_s(&self) -> f64 {
+        self.cdf.mean() * 8.0 / (self.load * self.host_rate.bps() as f64)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.load.is_nan() || self.load <= 0.0 || self.load > 1.0 {
+            return Err(format!("load {} must be in (0, 1]", self.load));
+        }
+        if self.hosts.len() < 2 {
+            return Err(format!(
+                "Poisson traffic needs at least 2 hosts, got {}",
+                self.hosts.len()
+            ));
+        }
+        let mut sorted = self.hosts.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("host {} is listed twice", w[0]));
+        }
+        if self.host_rate.bps() == 0 {
+            return Err("host rate must be greater than zero".to_string());
+        }
+        let mean = self.cdf.mean();
+        if !(mean.is_finite() && mean > 0.0) {
+            return Err(format!(
+                "the size CDF's mean is {mean} bytes; it must be positive"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Generate Poisson traffic: each host runs an independent Poisson process
+/// (its own stream, `Rng::stream(seed, 1, host)`) with mean inter-arrival
+/// [`PoissonSpec::mean_interarrival_s`]; the first arrival comes one gap
+/// after `start`. Each arrival in `[start, start + duration)` is a flow to a
+/// uniformly random *other* host of the list with a size drawn from the CDF.
+///
+/// Arrival offsets are rounded to whole nanoseconds (the peer's flow-file
+/// resolution), so a generated list survives [`crate::write_peer_flows`]
+/// unchanged. Flows are sorted by `(start, src)` and numbered from 0.
+///
+/// Per arrival the stream draws, in order: the gap, the destination, the size.
+pub fn poisson(p: &PoissonSpec) -> Result<Vec<FlowSpec>, String> {
+    p.validate()?;
+    let mean_gap_ns = p.mean_interarrival_s() * 1e9;
+    let others = p.hosts.len() as u64 - 1;
+    let mut flows = Vec::new();
+    for (i, &src) in p.hosts.iter().enumerate() {
+        let mut rng = Rng::stream(p.seed, POISSON_STREAM_KIND, u64::from(src));
+        let mut t_ns = 0.0f64;
+        loop {
+            t_ns += rng.exponential(mean_gap_ns);
+            let off_ps = t_ns.round() * 1e3;
+            if off_ps >= p.duration.ps() as f64 {
+                break;
+            }
+            let mut j = rng.below(others) as usize;
+            if j >= i {
+                j += 1;
+            }
+            let size = p.cdf.sample(&mut rng);
+            flows.push(FlowSpec {
+                id: 0,
+                src,
+                dst: p.hosts[j],
+                size,
+                start: p.start + Delta::from_ps(off_ps as u64),
+                pg: p.pg,
+                dport: p.dport,
+            });
+        }
+    }
+    sort_and_number(&mut flows);
+    Ok(flows)
+}
+
+/// N-to-1 incast: one flow of `size` bytes from each sender to `receiver`,
+/// all starting at `start`, numbered from 0 in `senders` order. A sender
+/// equal to `receiver` is skipped (no self-flows).
+pub fn incast(
+    senders: &[u32],
+    receiver: u32,
+    size: u64,
+    start: Time,
+    pg: u8,
+    dport: u16,
+) -> Vec<FlowSpec> {
+    senders
+        .iter()
+        .filter(|&&s| s != receiver)
+        .enumerate()
+        .map(|(i, &src)| FlowSpec {
+            id: i as u32,
+            src,
+            dst: receiver,
+            size,
+            start,
+            pg,
+            dport,
+        })
+        .collect()
+}
+
+/// Merge flow lists into one: stable-sorted by `(start, src)` (ties keep
+/// the order of the lists and of each list) and renumbered from 0.
+pub fn merge<I>(lists: I) -> Vec<FlowSpec>
+where
+    I: IntoIterator<Item = Vec<FlowSpec>>,
+{
+    let mut all: Vec<FlowSpec> = lists.into_iter().flatten().collect();
+    sort_and_number(&mut all);
+    all
+}
+
+/// Stable-sort `flows` by `(start, src)` and set their ids to 0, 1, ...
+pub fn sort_and_number(flows: &mut [FlowSpec]) {
+    flows.sort_by_key(|f| (f.start, f.src));
+    for (i, f) in flows.iter_mut().enumerate() {
+        f.id = i as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(hosts: u32, load: f64, duration: Delta, seed: u64) -> PoissonSpec {
+        PoissonSpec {
+            hosts: (0..hosts).map(|h| h * 2 + 10).collect(),
+            host_rate: Rate::gbps(100),
+            load,
+            cdf: SizeCdf::websearch(),
+            start: Time::from_ns(2_000_000_000),
+            duration,
+            seed,
+            pg: 3,
+            dport: 100,
+        }
+    }
+
+    #[test]
+    fn poisson_count_and_load_match_the_spec() {
+        let p = spec(8, 0.5, Delta::from_ms(1000), 1);
+        let flows = poisson(&p).unwrap();
+        // Expected per host: load * rate * duration / (mean * 8) = 3652.3.
+        let expect = p.load * 100e9 * 1.0 / (p.cdf.mean() * 8.0);
+        assert!((expect - 3652.3).abs() < 0.1, "{expect}");
+        for &h in &p.hosts {
+            let n = flows.iter().filter(|f| f.src == h).count() as f64;
+            // sd = sqrt(3653) = 60; allow about 4 sd.
+            assert!((n / expect - 1.0).abs() < 0.07, "host {h}: {n} vs {expect}");
+        }
+        let total = flows.len() as f64;
+        assert!((total / (8.0 * expect) - 1.0).abs() < 0.025, "{total}");
+        // Offered bytes match the load (heavy tail: looser).
+        let bytes: f64 = flows.iter().map(|f| f.size as f64).sum();
+        let offered = bytes * 8.0 / (8.0 * 100e9 * 1.0);
+        assert!((offered / 0.5 - 1.0).abs() < 0.08, "{offered}");
+    }
+
+    #[test]
+    fn poisson_flows_are_well_formed() {
+        let p = spec(5, 0.3, Delta::from_ms(50), 9);
+        let flows = poisson(&p).unwrap();
+        assert!(!flows.is_empty());
+        let end = p.start + p.duration;
+        for (i, f) in flows.iter().enumerate() {
+            assert_eq!(f.id, i as u32);
+            assert_ne!(f.src, f.dst, "self-flow {f:?}");
+            assert!(p.hosts.contains(&f.src) && p.hosts.contains(&f.dst));
+            assert!(f.start >= p.start && f.start < end);
+            assert_eq!(f.start.ps() % 1_000, 0, "whole ns");
+            assert!(f.size >= 1 && f.size <= 30_000_000);
+            assert_eq!((f.pg, f.dport), (3, 100));
+        }
+        assert!(flows
+            .windows(2)
+            .all(|w| (w[0].start, w[0].src) <= (w[1].start, w[1].src)));
+        // Every host talks to every other host at some point.
+        for &a in &p.hosts {
+            for &b in &p.hosts {
+                if a != b {
+                    assert!(flows.iter().any(|f| f.src == a && f.dst == b), "{a}->{b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn poisson_is_deterministic_per_seed() {
+        let a = poisson(&spec(4, 0.7, Delta::from_ms(20), 5)).unwrap();
+        let b = poisson(&spec(4, 0.7, Delta::from_ms(20), 5)).unwrap();
+        let c = poisson(&spec(4, 0.7, Delta::from_ms(20), 6)).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        // A host's flows do not depend on which other hosts exist.
+        let mut p = spec(4, 0.7, Delta::from_ms(20), 5);
+        p.hosts.push(99);
+        let d = poisson(&p).unwrap();
+        let starts = |v: &[FlowSpec], h| -> Vec<Time> {
+            v.iter().filter(|f| f.src == h).map(|f| f.start).collect()
+        };
+        assert_eq!(starts(&a, 10), starts(&d, 10));
+    }
+
+    #[test]
+    fn poisson_validates() {
+        assert!(poisson(&spec(4, 0.0, Delta::from_ms(1), 1)).is_err());
+        assert!(poisson(&spec(4, 1.5, Delta::from_ms(1), 1)).is_err());
+        assert!(poisson(&spec(4, f64::NAN, Delta::from_ms(1), 1)).is_err());
+        assert!(poisson(&spec(1, 0.5, Delta::from_ms(1), 1)).is_err());
+        let mut p = spec(3, 0.5, Delta::from_ms(1), 1);
+        p.hosts.push(p.hosts[0]);
+        assert!(poisson(&p).unwrap_err().contains("twice"));
+        assert!(poisson(&spec(4, 1.0, Delta::ZERO, 1)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn incast_and_merge() {
+        let t = Time::from_ns(1000);
+        let inc = incast(&[1, 2, 3, 4], 3, 500_000, t, 3, 200);
+        assert_eq!(inc.len(), 3);
+        assert!(inc.iter().all(|f| f.dst == 3 && f.src != 3 && f.start == t));
+        assert_eq!(inc.iter().map(|f| f.id).collect::<Vec<_>>(), vec![0, 1, 2]);
+
+        let early = FlowSpec {
+            id: 0,
+            src: 9,
+            dst: 1,
+            size: 10,
+            start: Time::from_ns(5),
+            pg: 3,
+            dport: 100,
+        };
+        let late = FlowSpec {
+            start: Time::from_ns(5000),
+            src: 0,
+            ..early.clone()
+        };
+        let m = merge([inc.clone(), vec![late.clone(), early.clone()]]);
+        assert_eq!(m.len(), 5);
+        assert_eq!(m[0].src, 9);
+        assert_eq!(m[4].src, 0);
+        assert_eq!(
+            m[1..4].iter().map(|f| f.src).collect::<Vec<_>>(),
+            vec![1, 2, 4]
+        );
+        assert!(m.iter().enumerate().all(|(i, f)| f.id == i as u32));
+    }
+}
