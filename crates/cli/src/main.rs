@@ -1,1 +1,229 @@
-fn main() {}
+//! `rdmasim`: a packet-level simulator of RDMA networks.
+//!
+//! This binary only orchestrates (STYLE §4, ripgrep): it parses arguments,
+//! calls the `experiment` crate and turns the outcome into an exit code:
+//!
+//! * 0: the run was clean;
+//! * 1: the run finished, but a checked invariant failed (a drop in a
+//!   lossless fabric, unfinished flows); each is printed as
+//!   `rdmasim: warning: ...`;
+//! * 2: bad input or an I/O error, printed as `rdmasim: <message>`.
+
+use clap::{Parser, Subcommand};
+use experiment::{config, ExperimentError, RunOptions, RunReport};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(name = "rdmasim", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run an experiment described by an rdmasim TOML config.
+    Run {
+        /// The config file (see `rdmasim config --defaults`).
+        config: PathBuf,
+        /// Directory for the outputs [default: runs/<run.name>].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Seed of every random stream, replacing the config's run.seed.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Show no progress line.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Run the HPCC peer simulator's config.txt (with its topology and flow files).
+    Hpcc {
+        /// The peer's config file.
+        config: PathBuf,
+        /// Show no progress line.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Show configuration.
+    Config {
+        /// Print every config key with its default and the default's source.
+        #[arg(long)]
+        defaults: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::Experiment(e)) => {
+            eprintln!("rdmasim: {e}");
+            ExitCode::from(e.exit_code().clamp(0, 255) as u8)
+        }
+        // Output closed early (e.g. piped into `head`): not an error.
+        Err(Failure::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Stdout(e)) => {
+            eprintln!("rdmasim: cannot write to standard output: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+enum Failure {
+    Experiment(ExperimentError),
+    Stdout(std::io::Error),
+}
+
+impl From<ExperimentError> for Failure {
+    fn from(e: ExperimentError) -> Self {
+        Failure::Experiment(e)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure::Stdout(e)
+    }
+}
+
+fn run(cli: Cli) -> Result<u8, Failure> {
+    match cli.command {
+        Command::Run {
+            config,
+            out,
+            seed,
+            quiet,
+        } => run_toml(&config, out, seed, quiet),
+        Command::Hpcc { config, quiet } => {
+            let opts = RunOptions {
+                progress: true,
+                quiet,
+                config_toml: None,
+            };
+            let report = experiment::run_peer_config(&config, &opts)?;
+            finish(&report)
+        }
+        Command::Config { defaults } => {
+            let mut out = std::io::stdout().lock();
+            if defaults {
+                out.write_all(experiment::defaults_toml().as_bytes())?;
+            } else {
+                writeln!(
+                    out,
+                    "rdmasim config --defaults prints every config key with its default"
+                )?;
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn run_toml(
+    path: &Path,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    quiet: bool,
+) -> Result<u8, Failure> {
+    let mut cfg = config::load_config(path)?;
+    let mut text = cfg.text.clone();
+    if let Some(seed) = seed {
+        cfg.set_seed(seed);
+        text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
+    }
+    let scenario = config::build_scenario(&cfg, &config::base_dir(path))?;
+    let out_dir = out.unwrap_or_else(|| Path::new("runs").join(&scenario.name));
+    let opts = RunOptions {
+        progress: true,
+        quiet,
+        config_toml: Some(text),
+    };
+    let report = experiment::run_scenario(scenario, Some(&out_dir), &opts)?;
+    finish(&report)
+}
+
+/// Print the summary and the warnings; the exit code.
+fn finish(report: &RunReport) -> Result<u8, Failure> {
+    print_summary(report)?;
+    for w in &report.invariant_failures {
+        eprintln!("rdmasim: warning: {w}");
+    }
+    Ok(if report.invariant_failures.is_empty() {
+        0
+    } else {
+        1
+    })
+}
+
+fn stat(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        "-".to_string()
+    }
+}
+
+fn print_summary(report: &RunReport) -> std::io::Result<()> {
+    let s = &report.summary;
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{}: seed {}, cc {}, pfc {}", s.name, s.seed, s.cc, s.pfc)?;
+    writeln!(
+        o,
+        "flows: {}/{} finished{}",
+        s.flows.finished,
+        s.flows.total,
+        if s.flows.unfinished > 0 {
+            format!(" ({} unfinished)", s.flows.unfinished)
+        } else {
+            String::new()
+        }
+    )?;
+    writeln!(
+        o,
+        "{:<14} {:>7} {:>8} {:>8} {:>8} {:>8}",
+        "slowdown", "flows", "avg", "p50", "p95", "p99"
+    )?;
+    for b in &s.slowdown {
+        writeln!(
+            o,
+            "{:<14} {:>7} {:>8} {:>8} {:>8} {:>8}",
+            b.label,
+            b.count,
+            stat(b.avg),
+            stat(b.p50),
+            stat(b.p95),
+            stat(b.p99)
+        )?;
+    }
+    let c = &s.counters;
+    writeln!(
+        o,
+        "drops {} (lossless {}), pauses {} / resumes {}, paused {} ns, ECN marks {}, corrupted {}",
+        c.drops,
+        c.lossless_drops,
+        c.pause_frames,
+        c.resume_frames,
+        c.paused_ns,
+        c.ecn_marks,
+        c.corrupted
+    )?;
+    let e = &s.engine;
+    let rss = e
+        .peak_rss_mb
+        .map(|m| format!(", peak RSS {m:.0} MiB"))
+        .unwrap_or_default();
+    writeln!(
+        o,
+        "simulated {}: {} events ({} ev/s), wall {:.2} s, cpu {:.2} s{rss}",
+        experiment::output::fmt_ns(e.sim_time_ns),
+        e.events,
+        experiment::output::fmt_count(e.events_per_s),
+        e.wall_s,
+        e.cpu_s,
+    )?;
+    if let Some(dir) = &report.out_dir {
+        writeln!(o, "output: {}", dir.display())?;
+    }
+    o.flush()
+}

@@ -1,1 +1,27 @@
-//! placeholder
+//! Experiments: rdmasim's TOML config ([`config`]), the [`Scenario`] it
+//! builds, and [`run_scenario`], which runs one and writes its run
+//! directory (`flows.csv`, `summary.json`, `fct.txt`, ...).
+//!
+//! The `rdmasim` binary is a thin layer over this crate: it parses
+//! arguments, calls [`config::load_config`], [`config::build_scenario`] and
+//! [`run_scenario`], prints the [`RunReport`] and turns errors into exit
+//! codes ([`ExperimentError::exit_code`]).
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+pub mod config;
+pub mod defaults;
+mod error;
+mod locate;
+pub mod output;
+pub mod peer_config;
+mod procstat;
+pub mod scenario;
+
+pub use config::{build_scenario, load_config, parse_config, Config};
+pub use defaults::defaults_toml;
+pub use error::ExperimentError;
+pub use peer_config::{load_peer_config, run_peer_config, PeerConfig};
+pub use scenario::{
+    flow_records, run_scenario, Counters, EngineStats, FlowCounts, PeerOutputs, RunOptions,
+    RunReport, Scenario, Summary,
+};

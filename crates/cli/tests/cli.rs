@@ -1,0 +1,435 @@
+//! The `rdmasim` binary end to end: runs, determinism, and what bad input
+//! prints. Each test works in its own directory under the system temp dir.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh directory for one test.
+fn workdir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rdmasim-cli-{test}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rdmasim(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the rdmasim binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn quickstart() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/quickstart.toml")
+}
+
+/// Data rows of a CSV file with a header.
+fn csv_rows(path: &Path) -> Vec<String> {
+    let t = fs::read_to_string(path).unwrap();
+    let mut lines = t.lines();
+    assert!(lines.next().unwrap().starts_with("id,src,dst,size,"));
+    lines.map(str::to_string).collect()
+}
+
+#[test]
+fn quickstart_runs_and_writes_its_outputs() {
+    let dir = workdir("quickstart");
+    let out = rdmasim(
+        &dir,
+        &[
+            "run",
+            quickstart().to_str().unwrap(),
+            "--out",
+            "qs",
+            "--quiet",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("output: qs"), "{stdout}");
+
+    let run = dir.join("qs");
+    let rows = csv_rows(&run.join("flows.csv"));
+    assert!(rows.len() > 10, "{} flows", rows.len());
+    let summary = fs::read_to_string(run.join("summary.json")).unwrap();
+    assert!(
+        summary.contains(&format!("\"total\": {}", rows.len())),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("\"finished\": {}", rows.len())),
+        "{summary}"
+    );
+    assert!(summary.contains("\"cc\": \"dcqcn\""), "{summary}");
+    // Every flow finished, so fct.txt has one line per flow, 8 fields each.
+    let fct = fs::read_to_string(run.join("fct.txt")).unwrap();
+    assert_eq!(fct.lines().count(), rows.len());
+    assert!(fct.lines().all(|l| l.split(' ').count() == 8), "{fct}");
+    assert!(run.join("pfc.txt").exists());
+    assert_eq!(
+        fs::read_to_string(run.join("config.toml")).unwrap(),
+        fs::read_to_string(quickstart()).unwrap()
+    );
+    // No temporary directory is left beside it.
+    let left: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("qs")]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+const SMALL: &str = r#"
+[run]
+name = "small"
+
+[topology]
+kind = "star"
+hosts = 4
+rate = "100Gbps"
+delay = "1us"
+
+[workload]
+kind = "poisson"
+load = 0.5
+cdf = "fb_hadoop"
+duration = "200us"
+
+[cc]
+kind = "dcqcn"
+"#;
+
+#[test]
+fn same_seed_same_outputs_other_seed_other_flows() {
+    let dir = workdir("determinism");
+    fs::write(dir.join("small.toml"), SMALL).unwrap();
+    for (out, seed) in [("a", "7"), ("b", "7"), ("c", "8")] {
+        let o = rdmasim(
+            &dir,
+            &["run", "small.toml", "--out", out, "--seed", seed, "-q"],
+        );
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    }
+    let read = |run: &str, f: &str| fs::read(dir.join(run).join(f)).unwrap();
+    assert!(csv_rows(&dir.join("a/flows.csv")).len() >= 4);
+    assert_eq!(read("a", "flows.csv"), read("b", "flows.csv"));
+    assert_eq!(read("a", "fct.txt"), read("b", "fct.txt"));
+    assert_ne!(read("a", "flows.csv"), read("c", "flows.csv"));
+    assert!(text(&read("c", "summary.json")).contains("\"seed\": 8"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn default_output_directory_and_rerun() {
+    let dir = workdir("default-out");
+    fs::write(dir.join("small.toml"), SMALL).unwrap();
+    for _ in 0..2 {
+        let o = rdmasim(&dir, &["run", "small.toml", "-q"]);
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    }
+    assert!(dir.join("runs/small/summary.json").exists());
+    // A directory holding anything else is never replaced.
+    fs::write(dir.join("runs/small/notes.md"), "mine").unwrap();
+    let o = rdmasim(&dir, &["run", "small.toml", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("notes.md"), "{}", text(&o.stderr));
+    assert!(dir.join("runs/small/notes.md").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unfinished_flows_fail_the_run_with_exit_code_1() {
+    let dir = workdir("unfinished");
+    let cfg = SMALL.replace("name = \"small\"", "name = \"small\"\nstop = \"20us\"");
+    fs::write(dir.join("cfg.toml"), cfg).unwrap();
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("rdmasim: warning: ")
+            && err.contains("did not finish before the run ended"),
+        "{err}"
+    );
+    // The outputs are still written.
+    assert!(dir.join("out/flows.csv").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_printed_defaults_are_a_config_that_runs() {
+    let dir = workdir("defaults");
+    let o = rdmasim(&dir, &["config", "--defaults"]);
+    assert_eq!(o.status.code(), Some(0));
+    fs::write(dir.join("d.toml"), &o.stdout).unwrap();
+    let o = rdmasim(&dir, &["run", "d.toml", "--out", "out", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Bad input: exit code 2, one line naming file, line and field, no output.
+
+const STAR_TOPO: &str =
+    "4 1 3\n3\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n";
+
+/// Run `rdmasim run cfg.toml` on `config` with `files` beside it and check
+/// the error: exit code 2, exactly one line on stderr containing
+/// `file:line: field`, nothing on stdout, and no output directory.
+fn expect_input_error(
+    test: &str,
+    config: &str,
+    files: &[(&str, &str)],
+    expect: (&str, usize, &str),
+) {
+    let dir = workdir(test);
+    fs::write(dir.join("cfg.toml"), config).unwrap();
+    for (name, body) in files {
+        fs::write(dir.join(name), body).unwrap();
+    }
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "one line expected: {err}");
+    let (file, line, field) = expect;
+    let want = format!("rdmasim: {file}:{line}: {field}: ");
+    assert!(err.starts_with(&want), "expected '{want}...', got: {err}");
+    assert!(o.stdout.is_empty(), "stdout: {}", text(&o.stdout));
+    let left: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("out"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// 1-based line of the first line of `text` starting with `prefix`.
+fn line_of(text: &str, prefix: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with(prefix))
+        .expect("line present")
+        + 1
+}
+
+#[test]
+fn unknown_nested_key() {
+    let cfg = format!("{SMALL}\n[cc.dcqcn]\ng = 0.5\nrp_timr = \"300us\"\n");
+    let line = line_of(&cfg, "rp_timr");
+    expect_input_error(
+        "unknown-key",
+        &cfg,
+        &[],
+        ("cfg.toml", line, "cc.dcqcn.rp_timr"),
+    );
+}
+
+#[test]
+fn toml_syntax_error() {
+    let cfg = SMALL.replace("load = 0.5", "load = 0.5.5");
+    let line = line_of(&cfg, "load");
+    expect_input_error("syntax", &cfg, &[], ("cfg.toml", line, "workload.load"));
+}
+
+#[test]
+fn zero_rate() {
+    let cfg = SMALL.replace("rate = \"100Gbps\"", "rate = \"0Gbps\"");
+    let line = line_of(&cfg, "rate =");
+    expect_input_error("zero-rate", &cfg, &[], ("cfg.toml", line, "topology.rate"));
+}
+
+#[test]
+fn negative_rate() {
+    let cfg = SMALL.replace(
+        "kind = \"star\"\nhosts = 4\nrate = \"100Gbps\"",
+        "kind = \"dumbbell\"\nleft = 2\nright = 2\nhost_rate = \"-100Gbps\"",
+    );
+    let line = line_of(&cfg, "host_rate");
+    expect_input_error(
+        "negative-rate",
+        &cfg,
+        &[],
+        ("cfg.toml", line, "topology.host_rate"),
+    );
+}
+
+fn file_topology_config() -> String {
+    SMALL.replace(
+        "kind = \"star\"\nhosts = 4\nrate = \"100Gbps\"\ndelay = \"1us\"",
+        "kind = \"file\"\npath = \"topo.txt\"",
+    )
+}
+
+#[test]
+fn peer_topology_with_a_bad_line() {
+    let topo = STAR_TOPO.replace("1 3 100Gbps 1000ns 0", "1 3 fastGbps 1000ns 0");
+    expect_input_error(
+        "bad-topo-line",
+        &file_topology_config(),
+        &[("topo.txt", &topo)],
+        ("topo.txt", 4, "rate"),
+    );
+}
+
+#[test]
+fn disconnected_peer_topology() {
+    let topo = "6 2 4\n4 5\n0 4 100Gbps 1000ns 0\n1 4 100Gbps 1000ns 0\n\
+                2 5 100Gbps 1000ns 0\n3 5 100Gbps 1000ns 0\n";
+    expect_input_error(
+        "disconnected",
+        &file_topology_config(),
+        &[("topo.txt", topo)],
+        ("topo.txt", 5, "src"),
+    );
+}
+
+#[test]
+fn peer_flow_to_a_switch() {
+    let cfg = file_topology_config().replace(
+        "kind = \"poisson\"\nload = 0.5\ncdf = \"fb_hadoop\"\nduration = \"200us\"",
+        "kind = \"file\"\npath = \"flows.txt\"",
+    );
+    let flows = "2\n0 1 3 100 1000 0.000001\n0 3 3 100 1000 0.000002\n";
+    expect_input_error(
+        "flow-to-switch",
+        &cfg,
+        &[("topo.txt", STAR_TOPO), ("flows.txt", flows)],
+        ("flows.txt", 3, "dst"),
+    );
+}
+
+#[test]
+fn flow_to_a_node_that_does_not_exist() {
+    let cfg = SMALL.replace(
+        "kind = \"poisson\"\nload = 0.5\ncdf = \"fb_hadoop\"\nduration = \"200us\"",
+        "kind = \"incast\"\nsenders = [0, 1]\nreceiver = 99\nsize = \"10KB\"",
+    );
+    let line = line_of(&cfg, "receiver");
+    expect_input_error(
+        "no-such-node",
+        &cfg,
+        &[],
+        ("cfg.toml", line, "workload.receiver"),
+    );
+}
+
+#[test]
+fn cdf_that_is_not_monotone() {
+    let cfg = SMALL.replace("cdf = \"fb_hadoop\"", "cdf = \"sizes.cdf\"");
+    let cdf = "# size cumulative\n1000 0.2\n500 0.5\n2000 1.0\n";
+    expect_input_error(
+        "cdf-not-monotone",
+        &cfg,
+        &[("sizes.cdf", cdf)],
+        ("sizes.cdf", 3, "size"),
+    );
+}
+
+// ---- The peer's config.txt (`rdmasim hpcc`) ----
+
+/// A 4-host star in the peer's formats: a 3-to-1 incast without ECN, so
+/// DCQCN never slows down and PFC has to act.
+fn peer_files(dir: &Path, extra_keys: &str) {
+    fs::write(
+        dir.join("topo.txt"),
+        "5 1 4\n4\n0 4 100Gbps 1000ns 0\n1 4 100Gbps 1000ns 0\n2 4 100Gbps 1000ns 0\n3 4 100Gbps 1000ns 0\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("flows.txt"),
+        "3\n1 0 3 100 3000000 2.000000000\n2 0 3 100 3000000 2.000000000\n3 0 3 100 20000 2.000001000\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("config.txt"),
+        format!(
+            "ENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\nTOPOLOGY_FILE topo.txt\nFLOW_FILE flows.txt\n\
+             FCT_OUTPUT_FILE out/fct.txt\nPFC_OUTPUT_FILE out/pfc.txt\nSIMULATOR_STOP_TIME 2.5\n\
+             CC_MODE 1\nALPHA_RESUME_INTERVAL 1\nRATE_DECREASE_INTERVAL 4\nRP_TIMER 300\n\
+             EWMA_GAIN 0.00390625\nRATE_AI 20Mb/s\nRATE_HAI 200Mb/s\nMIN_RATE 1000Mb/s\n\
+             KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\nPMAX_MAP 1 100000000000 0.2\n\
+             BUFFER_SIZE 4\nACK_HIGH_PRIO 1\n{extra_keys}"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn peer_config_runs_and_writes_the_peer_files() {
+    let dir = workdir("hpcc");
+    peer_files(&dir, "");
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("warning"),
+        "{}",
+        text(&out.stderr)
+    );
+    let fct = fs::read_to_string(dir.join("out/fct.txt")).unwrap();
+    let lines: Vec<Vec<&str>> = fct.lines().map(|l| l.split(' ').collect()).collect();
+    assert_eq!(lines.len(), 3);
+    // The short flow finishes first; its addresses are the peer's 11.x.y.1.
+    assert_eq!(lines[0][0], "0b000301");
+    assert_eq!(lines[0][1], "0b000001");
+    assert_eq!(lines[0][2], "10000");
+    assert_eq!(lines[0][4], "20000");
+    assert_eq!(lines[0][5], "2000001000");
+    // Ideal FCT (§2.5): 2 × 2 µs + 2 × 80 ns + 20960 B × 8 / 100 Gb/s.
+    assert_eq!(lines[0][7], (4000 + 160 + 20_960 * 8 / 100).to_string());
+    // With a 4 MB buffer and no ECN the incast pauses the senders.
+    let pfc = fs::read_to_string(dir.join("out/pfc.txt")).unwrap();
+    assert!(pfc.lines().count() >= 2, "{pfc}");
+    for l in pfc.lines() {
+        let f: Vec<&str> = l.split(' ').collect();
+        assert_eq!(f.len(), 5, "{l}");
+        assert_eq!(f[2], "0", "hosts receive the pauses: {l}");
+        assert!(f[4] == "0" || f[4] == "1");
+    }
+}
+
+#[test]
+fn peer_config_lists_unsupported_keys_in_one_warning() {
+    let dir = workdir("hpcc-warn");
+    peer_files(&dir, "ENABLE_TRACE 1\nLINK_DOWN 5 0 4\nNO_SUCH_KEY 3\n");
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    for k in ["ENABLE_TRACE", "LINK_DOWN", "NO_SUCH_KEY"] {
+        assert!(warnings[0].contains(k), "{err}");
+    }
+}
+
+#[test]
+fn peer_config_bad_value_names_file_line_and_key() {
+    let dir = workdir("hpcc-bad");
+    peer_files(&dir, "RATE_AI fast\n");
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+    let line = cfg.lines().position(|l| l == "RATE_AI fast").unwrap() + 1;
+    assert!(
+        err.contains(&format!("config.txt:{line}: RATE_AI:")),
+        "{err}"
+    );
+    assert!(!dir.join("out/fct.txt").exists());
+
+    let dir = workdir("hpcc-badflow");
+    peer_files(&dir, "");
+    fs::write(dir.join("flows.txt"), "1\n1 4 3 100 1000 2.0\n").unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("flows.txt:2: dst:"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.join("out/fct.txt").exists());
+}

@@ -1,0 +1,1509 @@
+//! rdmasim's own TOML config, in two stages (ripgrep's low/high args):
+//! [`load_config`] parses the file into [`ConfigDoc`], plain data as close
+//! to the file as possible, rejecting unknown keys; [`build_scenario`]
+//! checks every value and builds the [`Scenario`]. Every error names the
+//! file, the line and the key's full path.
+//!
+//! Units are written out as strings (`"100Gbps"`, `"1us"`, `"32MiB"`,
+//! `"80km"`). Every key but the topology's and workload's shape has a
+//! default, taken from [`NetConfig::default`] and friends; `rdmasim config
+//! --defaults` ([`crate::defaults_toml`]) prints them all with their
+//! sources.
+
+use crate::locate::{self, At};
+use crate::{ExperimentError, Scenario};
+use engine::units::{parse_bytes, parse_delay_or_length, parse_rate, parse_time};
+use engine::{Delta, InputError, Rate, Time};
+use net::cc::{CcConfig, DcqcnConfig};
+use net::{EcnThreshold, Headroom, NetConfig, PfcMode};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use topo::{ClosSpec, Topology};
+use workload::{FlowSpec, PoissonSpec, SizeCdf};
+
+/// Default PFC pause time in quanta for `mode = "quanta"`: the largest the
+/// 16-bit field holds (rdmasim's choice).
+pub const DEFAULT_PFC_QUANTA: u16 = 65535;
+/// Default refresh point of a quanta-mode pause, as a fraction of the pause
+/// time (rdmasim's choice).
+pub const DEFAULT_PFC_REFRESH: f64 = 0.5;
+/// Default link rate of generated topologies (the peer's hosts run at
+/// 100 Gb/s, `specs/peer-hpcc-ns3.md` §2.4).
+pub const DEFAULT_LINK_RATE: &str = "100Gbps";
+/// Default link delay of generated topologies (the peer's fat tree: 1 µs).
+pub const DEFAULT_LINK_DELAY: &str = "1us";
+/// Default priority class of generated flows (the peer's `pg`, §3.2).
+pub const DEFAULT_PG: u8 = 3;
+/// Default destination port of Poisson flows (the peer's "normal", §3.2).
+pub const DEFAULT_DPORT: u16 = 100;
+/// Default destination port of incast flows (the peer's incast, §3.2).
+pub const DEFAULT_INCAST_DPORT: u16 = 200;
+/// Default CDF of Poisson workloads.
+pub const DEFAULT_CDF: &str = "websearch";
+/// How long past the last flow's start a run goes on by default, s.
+pub const DEFAULT_STOP_AFTER_LAST_START_S: u64 = 1;
+
+/// Longest duration or time a config may give (10^6 s), so that sums of
+/// times never overflow picoseconds in `u64`.
+const MAX_TIME_PS: u64 = 1_000_000 * 1_000_000_000_000;
+
+/// A parsed config file: the file's name (as given, for messages), its text
+/// (to find lines in) and its contents.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The file as named on the command line; errors begin with it.
+    pub file: String,
+    /// The file's text.
+    pub text: String,
+    /// What it says.
+    pub doc: ConfigDoc,
+}
+
+impl Config {
+    /// Replace `run.seed` (the CLI's `--seed`).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.doc.run.seed = Some(seed);
+    }
+}
+
+/// The whole file. Sections left out take their defaults; `[topology]` and
+/// `[workload]` are required.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigDoc {
+    /// `[run]`.
+    #[serde(default)]
+    pub run: RunSection,
+    /// `[topology]`.
+    pub topology: Option<TopologySection>,
+    /// `[workload]`.
+    pub workload: Option<WorkloadSection>,
+    /// `[cc]`.
+    #[serde(default)]
+    pub cc: CcSection,
+    /// `[pfc]`.
+    #[serde(default)]
+    pub pfc: PfcSection,
+    /// `[buffer]`.
+    #[serde(default)]
+    pub buffer: BufferSection,
+    /// `[ecn]`.
+    #[serde(default)]
+    pub ecn: EcnSection,
+    /// `[nic]`.
+    #[serde(default)]
+    pub nic: NicSection,
+    /// `[output]`.
+    #[serde(default)]
+    pub output: OutputSection,
+}
+
+/// `[run]`: name, seed, stop time.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Run name; default: the config file's stem.
+    pub name: Option<String>,
+    /// Seed of every random stream; default 1.
+    pub seed: Option<u64>,
+    /// Absolute stop time; default: the last flow's start + 1 s.
+    pub stop: Option<String>,
+}
+
+/// The shapes `[topology]` can take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// k-ary fat tree.
+    FatTree,
+    /// Three-tier Clos (pods, ToRs, aggs, cores).
+    Clos,
+    /// The peer's reference fat tree (320 hosts).
+    PeerFatTree,
+    /// Two-tier leaf–spine.
+    LeafSpine,
+    /// Hosts on one switch.
+    Star,
+    /// Two switches and a bottleneck.
+    Dumbbell,
+    /// A peer topology file.
+    File,
+}
+
+impl TopologyKind {
+    fn name(self) -> &'static str {
+        match self {
+            TopologyKind::FatTree => "fat_tree",
+            TopologyKind::Clos => "clos",
+            TopologyKind::PeerFatTree => "peer_fat_tree",
+            TopologyKind::LeafSpine => "leaf_spine",
+            TopologyKind::Star => "star",
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::File => "file",
+        }
+    }
+    /// The keys this kind takes besides `kind` and `error_rate_per_link`.
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            TopologyKind::FatTree => &["k", "host_rate", "fabric_rate", "delay"],
+            TopologyKind::Clos => &[
+                "pods",
+                "tors_per_pod",
+                "aggs_per_pod",
+                "hosts_per_tor",
+                "cores",
+                "host_rate",
+                "fabric_rate",
+                "delay",
+            ],
+            TopologyKind::PeerFatTree => &[],
+            TopologyKind::LeafSpine => &[
+                "leaves",
+                "spines",
+                "hosts_per_leaf",
+                "host_rate",
+                "oversubscription",
+                "delay",
+            ],
+            TopologyKind::Star => &["hosts", "rate", "delay"],
+            TopologyKind::Dumbbell => &["left", "right", "host_rate", "bottleneck_rate", "delay"],
+            TopologyKind::File => &["path"],
+        }
+    }
+}
+
+/// `[topology]`: `kind` and that kind's keys (see [`TopologyKind`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySection {
+    /// Which shape.
+    pub kind: Option<TopologyKind>,
+    /// fat_tree: k (even).
+    pub k: Option<u32>,
+    /// clos: pods.
+    pub pods: Option<u32>,
+    /// clos: ToRs per pod.
+    pub tors_per_pod: Option<u32>,
+    /// clos: aggregation switches per pod.
+    pub aggs_per_pod: Option<u32>,
+    /// clos: hosts per ToR.
+    pub hosts_per_tor: Option<u32>,
+    /// clos: core switches.
+    pub cores: Option<u32>,
+    /// leaf_spine: leaves.
+    pub leaves: Option<u32>,
+    /// leaf_spine: spines.
+    pub spines: Option<u32>,
+    /// leaf_spine: hosts per leaf.
+    pub hosts_per_leaf: Option<u32>,
+    /// leaf_spine: host bandwidth over uplink bandwidth per leaf.
+    pub oversubscription: Option<f64>,
+    /// star: hosts.
+    pub hosts: Option<u32>,
+    /// star: link rate.
+    pub rate: Option<String>,
+    /// dumbbell: hosts on the left switch.
+    pub left: Option<u32>,
+    /// dumbbell: hosts on the right switch.
+    pub right: Option<u32>,
+    /// dumbbell: rate of the switch–switch link.
+    pub bottleneck_rate: Option<String>,
+    /// Host link rate.
+    pub host_rate: Option<String>,
+    /// Switch–switch link rate.
+    pub fabric_rate: Option<String>,
+    /// Link delay, as a duration or a fibre length (5 µs/km).
+    pub delay: Option<String>,
+    /// file: the peer topology file, relative to the config's directory.
+    pub path: Option<String>,
+    /// Packet error rate on links whose own error rate is 0 (the peer's
+    /// `ERROR_RATE_PER_LINK`).
+    pub error_rate_per_link: Option<f64>,
+}
+
+/// The generators `[workload]` can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// Open-loop Poisson arrivals over a size CDF.
+    Poisson,
+    /// N-to-1 incast.
+    Incast,
+    /// A peer flow file.
+    File,
+}
+
+impl WorkloadKind {
+    fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::Poisson => "poisson",
+            WorkloadKind::Incast => "incast",
+            WorkloadKind::File => "file",
+        }
+    }
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            WorkloadKind::Poisson => &[
+                "load",
+                "cdf",
+                "duration",
+                "start",
+                "hosts",
+                "host_rate",
+                "pg",
+                "dport",
+            ],
+            WorkloadKind::Incast => &[
+                "senders",
+                "senders_count",
+                "receiver",
+                "size",
+                "start",
+                "pg",
+                "dport",
+            ],
+            WorkloadKind::File => &["path"],
+        }
+    }
+}
+
+/// `[workload]` and each `[[workload.extra]]`: `kind` and that kind's keys.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSection {
+    /// Which generator.
+    pub kind: Option<WorkloadKind>,
+    /// poisson: offered load per host, in (0, 1].
+    pub load: Option<f64>,
+    /// poisson: `websearch`, `fb_hadoop`, or a CDF file relative to the config.
+    pub cdf: Option<String>,
+    /// poisson: length of the arrival window.
+    pub duration: Option<String>,
+    /// poisson, incast: start time; default `0s`.
+    pub start: Option<String>,
+    /// poisson: the hosts that take part; default all.
+    pub hosts: Option<Vec<u32>>,
+    /// poisson: the rate load is a fraction of; default the hosts' link rate.
+    pub host_rate: Option<String>,
+    /// incast: the senders.
+    pub senders: Option<Vec<u32>>,
+    /// incast: or this many senders, the lowest host ids but the receiver.
+    pub senders_count: Option<u32>,
+    /// incast: the receiver.
+    pub receiver: Option<u32>,
+    /// incast: bytes per sender.
+    pub size: Option<String>,
+    /// file: the peer flow file, relative to the config's directory.
+    pub path: Option<String>,
+    /// Priority class; default 3.
+    pub pg: Option<u8>,
+    /// Destination port; default 100 (poisson), 200 (incast).
+    pub dport: Option<u16>,
+    /// More generators whose flows are merged in (top level only).
+    pub extra: Option<Vec<WorkloadSection>>,
+}
+
+/// `cc.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// Line rate, no reaction.
+    None,
+    /// DCQCN (the peer's Mellanox flavour).
+    Dcqcn,
+}
+
+/// `[cc]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcSection {
+    /// Scheme; default `none` (as [`CcConfig::default`]).
+    pub kind: Option<CcKind>,
+    /// `[cc.dcqcn]`, with `kind = "dcqcn"` only.
+    pub dcqcn: Option<DcqcnSection>,
+}
+
+/// `[cc.dcqcn]`: every [`DcqcnConfig`] field, optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnSection {
+    /// Alpha update period.
+    pub alpha_interval: Option<String>,
+    /// Rate-decrease check period.
+    pub decrease_interval: Option<String>,
+    /// Rate-increase timer.
+    pub rp_timer: Option<String>,
+    /// Alpha gain.
+    pub g: Option<f64>,
+    /// Additive increase.
+    pub rate_ai: Option<String>,
+    /// Hyper increase.
+    pub rate_hai: Option<String>,
+    /// Rate floor.
+    pub min_rate: Option<String>,
+    /// Fast-recovery stages.
+    pub fast_recovery_times: Option<u32>,
+    /// Always clamp the target rate.
+    pub clamp_target_rate: Option<bool>,
+    /// Rate multiplier on the first CNP.
+    pub rate_on_first_cnp: Option<f64>,
+}
+
+/// `pfc.mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcModeKey {
+    /// Pause until an explicit resume (the peer).
+    UntilResume,
+    /// IEEE 802.1Qbb pause quanta.
+    Quanta,
+}
+
+/// `[pfc]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcSection {
+    /// PFC on (lossless) or off (lossy).
+    pub enabled: Option<bool>,
+    /// Pause semantics.
+    pub mode: Option<PfcModeKey>,
+    /// `quanta` mode: pause time in quanta (512 bit-times).
+    pub quanta: Option<u16>,
+    /// `quanta` mode: refresh after this fraction of the pause time.
+    pub refresh_fraction: Option<f64>,
+}
+
+/// `[buffer]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSection {
+    /// Buffer per switch.
+    pub size: Option<String>,
+    /// Reserved per (ingress port, class).
+    pub reserve: Option<String>,
+    /// `"auto"` (factor × rate × delay) or a size per port.
+    pub headroom: Option<String>,
+    /// The factor of `"auto"` headroom.
+    pub headroom_factor: Option<f64>,
+    /// Dynamic-threshold shift (alpha = 1/2^shift).
+    pub alpha_shift: Option<u8>,
+    /// XON hysteresis.
+    pub resume_offset: Option<String>,
+}
+
+/// `[ecn]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnSection {
+    /// Marking on or off.
+    pub enabled: Option<bool>,
+    /// `[[ecn.thresholds]]`, replacing the default list.
+    pub thresholds: Option<Vec<EcnThresholdSection>>,
+}
+
+/// One `[[ecn.thresholds]]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnThresholdSection {
+    /// Port speed.
+    pub rate: Option<String>,
+    /// Never mark below.
+    pub kmin: Option<String>,
+    /// Always mark above.
+    pub kmax: Option<String>,
+    /// Probability at kmax; default 0.2.
+    pub pmax: Option<f64>,
+}
+
+/// `[nic]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicSection {
+    /// Payload bytes per data packet.
+    pub mtu: Option<String>,
+    /// Header bytes per data packet.
+    pub data_header: Option<String>,
+    /// ACK/NACK frame bytes.
+    pub ack_bytes: Option<String>,
+    /// ACKs in the never-paused class 0.
+    pub ack_high_prio: Option<bool>,
+    /// Pace at the CC rate.
+    pub rate_bound: Option<bool>,
+    /// Fixed window; default none.
+    pub window: Option<String>,
+    /// NACK spacing.
+    pub nack_interval: Option<String>,
+    /// ACK every this many bytes.
+    pub ack_interval: Option<String>,
+    /// Forced ACK boundary.
+    pub chunk: Option<String>,
+    /// Go back to the chunk boundary on loss.
+    pub back_to_zero: Option<bool>,
+}
+
+/// `[output]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// Log PFC frames and write `pfc.txt`.
+    pub record_pfc: Option<bool>,
+}
+
+// ---------------------------------------------------------------------------
+// Stage 1: text → ConfigDoc.
+
+/// Read and parse a config file. Errors name `path` as written.
+pub fn load_config(path: &Path) -> Result<Config, ExperimentError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ExperimentError::io(path, e))?;
+    parse_config(&text, &path.display().to_string())
+}
+
+/// Parse config text; `file` names it in errors.
+pub fn parse_config(text: &str, file: &str) -> Result<Config, ExperimentError> {
+    if let Err(e) = text.parse::<toml::Table>() {
+        return Err(toml_error(text, file, &e, true).into());
+    }
+    let doc: ConfigDoc = toml::from_str(text).map_err(|e| toml_error(text, file, &e, false))?;
+    Ok(Config {
+        file: file.to_string(),
+        text: text.to_string(),
+        doc,
+    })
+}
+
+/// The text between the first pair of backticks after `prefix` in `msg`.
+fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = msg.strip_prefix(prefix)?;
+    let rest = rest.strip_prefix('`')?;
+    Some(&rest[..rest.find('`')?])
+}
+
+/// `expected one of `a`, `b`` → `expected one of a, b`.
+fn expected_list(msg: &str) -> String {
+    match msg.find("expected") {
+        Some(i) => format!("; {}", msg[i..].replace('`', "")),
+        None => String::new(),
+    }
+}
+
+/// Path of the key `name` named by an error at `line`: the key on that line
+/// (or the header) cut after its last `name` segment.
+fn path_of_named(text: &str, line: usize, name: &str) -> String {
+    let (base, on_line) = match locate::at_line(text, line) {
+        At::Header(h) => (h, true),
+        At::Key(k) => (k, true),
+        At::Table(t) => (t, false),
+    };
+    if on_line {
+        let segs: Vec<&str> = base.split('.').collect();
+        if let Some(i) = segs.iter().rposition(|s| *s == name) {
+            return segs[..=i].join(".");
+        }
+    }
+    if base.is_empty() {
+        name.to_string()
+    } else {
+        format!("{base}.{name}")
+    }
+}
+
+/// Turn a TOML error into `file:line: key.path: message`.
+fn toml_error(text: &str, file: &str, e: &toml::de::Error, syntax: bool) -> InputError {
+    let line = e.span().map(|s| locate::line_of_offset(text, s.start));
+    let raw = e.message().trim().replace('\n', "; ");
+    let key_at_line = |l: usize| match locate::at_line(text, l) {
+        At::Key(k) => k,
+        At::Header(h) | At::Table(h) => h,
+    };
+    if syntax {
+        let field = line.map(key_at_line).unwrap_or_default();
+        return InputError::at(
+            file,
+            line,
+            field,
+            format!("invalid TOML: {}", raw.replace('`', "'")),
+        );
+    }
+    if let Some(name) = quoted_after(&raw, "unknown field ") {
+        let path = match line {
+            Some(l) => path_of_named(text, l, name),
+            None => name.to_string(),
+        };
+        let line = locate::key_line(text, &path).or(line);
+        let what = if path.contains('.') { "key" } else { "section" };
+        return InputError::at(
+            file,
+            line,
+            path,
+            format!("unknown {what}{}", expected_list(&raw)),
+        );
+    }
+    if let Some(name) = quoted_after(&raw, "missing field ") {
+        let table = match line.map(|l| locate::at_line(text, l)) {
+            Some(At::Header(h)) | Some(At::Table(h)) => h,
+            Some(At::Key(k)) => locate_parent(&k).to_string(),
+            None => String::new(),
+        };
+        let path = if table.is_empty() {
+            name.to_string()
+        } else {
+            format!("{table}.{name}")
+        };
+        return InputError::at(file, line, path, "missing (this key is required)");
+    }
+    let field = line.map(key_at_line).unwrap_or_default();
+    let mut msg = raw.replace('`', "\"");
+    if let Some(v) = quoted_after(&raw, "unknown variant ") {
+        msg = format!("unknown value \"{v}\"{}", expected_list(&raw));
+    } else if raw.contains("expected a string") {
+        msg.push_str("; write values with units as strings, e.g. \"100Gbps\", \"1us\", \"32MiB\"");
+    }
+    InputError::at(file, line, field, msg)
+}
+
+fn locate_parent(path: &str) -> &str {
+    match path.rfind('.') {
+        Some(i) => &path[..i],
+        None => "",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Stage 2: ConfigDoc → Scenario.
+
+/// Where values come from, for error messages.
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+    base: &'a Path,
+}
+
+type R<T> = Result<T, ExperimentError>;
+
+impl Ctx<'_> {
+    fn err(&self, path: &str, msg: impl Into<String>) -> ExperimentError {
+        ExperimentError::Input(InputError::at(
+            self.file,
+            locate::key_line(self.text, path),
+            path,
+            msg,
+        ))
+    }
+    fn rate(&self, path: &str, v: &str) -> R<Rate> {
+        parse_rate(v).map_err(|m| self.err(path, m))
+    }
+    fn time(&self, path: &str, v: &str) -> R<Delta> {
+        let d = parse_time(v).map_err(|m| self.err(path, m))?;
+        if d.ps() > MAX_TIME_PS {
+            return Err(self.err(
+                path,
+                format!("'{v}' is too long; times are limited to 1000000 s"),
+            ));
+        }
+        Ok(d)
+    }
+    fn positive_time(&self, path: &str, v: &str) -> R<Delta> {
+        let d = self.time(path, v)?;
+        if d == Delta::ZERO {
+            return Err(self.err(path, format!("duration '{v}' must be greater than zero")));
+        }
+        Ok(d)
+    }
+    fn bytes(&self, path: &str, v: &str) -> R<u64> {
+        parse_bytes(v).map_err(|m| self.err(path, m))
+    }
+    fn positive_bytes(&self, path: &str, v: &str) -> R<u64> {
+        let b = self.bytes(path, v)?;
+        if b == 0 {
+            return Err(self.err(path, format!("size '{v}' must be greater than zero")));
+        }
+        Ok(b)
+    }
+    fn bytes_u32(&self, path: &str, v: &str, positive: bool) -> R<u32> {
+        let b = if positive {
+            self.positive_bytes(path, v)?
+        } else {
+            self.bytes(path, v)?
+        };
+        u32::try_from(b).map_err(|_| self.err(path, format!("size '{v}' is too large")))
+    }
+    fn delay(&self, path: &str, v: &str) -> R<Delta> {
+        let d = parse_delay_or_length(v).map_err(|m| self.err(path, m))?;
+        if d.ps() > MAX_TIME_PS {
+            return Err(self.err(path, format!("'{v}' is too long a delay")));
+        }
+        Ok(d)
+    }
+    fn fraction(&self, path: &str, v: f64, zero_ok: bool) -> R<f64> {
+        let ok = v.is_finite() && v <= 1.0 && (v > 0.0 || (zero_ok && v == 0.0));
+        if !ok {
+            let range = if zero_ok { "[0, 1]" } else { "(0, 1]" };
+            return Err(self.err(path, format!("{v} must be in {range}")));
+        }
+        Ok(v)
+    }
+    /// The file `rel` names, relative to the config's directory.
+    fn resolve(&self, rel: &str) -> PathBuf {
+        self.base.join(rel)
+    }
+    /// Read `rel` (relative to the config), or say at `path` why not.
+    fn read(&self, path: &str, rel: &str, what: &str) -> R<(String, String)> {
+        let p = self.resolve(rel);
+        let name = p.display().to_string();
+        std::fs::read_to_string(&p)
+            .map(|t| (t, name.clone()))
+            .map_err(|e| self.err(path, format!("cannot read the {what} '{name}': {e}")))
+    }
+    fn required<T: Clone>(&self, v: &Option<T>, path: &str, why: &str) -> R<T> {
+        v.clone()
+            .ok_or_else(|| self.err(path, format!("missing; {why} needs it")))
+    }
+    /// Reject keys set but not used by `kind`.
+    fn only_keys(
+        &self,
+        section: &str,
+        kind: &str,
+        set: &[&'static str],
+        allowed: &[&str],
+    ) -> R<()> {
+        for key in set {
+            if !allowed.contains(key) {
+                let takes = if allowed.is_empty() {
+                    "takes no other keys".to_string()
+                } else {
+                    format!("takes {}", allowed.join(", "))
+                };
+                return Err(self.err(
+                    &format!("{section}.{key}"),
+                    format!("not a key of kind = \"{kind}\" (which {takes})"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+macro_rules! set_keys {
+    ($s:expr; $($f:ident),* $(,)?) => {{
+        let mut v: Vec<&'static str> = Vec::new();
+        $( if $s.$f.is_some() { v.push(stringify!($f)); } )*
+        v
+    }};
+}
+
+/// The directory a config's relative paths start from: the directory of
+/// `config_path` (`""`, i.e. the current directory, for a bare file name).
+pub fn base_dir(config_path: &Path) -> PathBuf {
+    config_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Check every value of `cfg` and build the scenario. Relative paths in the
+/// config (topology, flow and CDF files) are taken from `base_dir`, normally
+/// [`base_dir`]`(config path)`.
+pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, ExperimentError> {
+    let cx = Ctx {
+        file: &cfg.file,
+        text: &cfg.text,
+        base: base_dir,
+    };
+    let doc = &cfg.doc;
+    let name = run_name(&cx, doc)?;
+    let seed = doc.run.seed.unwrap_or(NetConfig::default().seed);
+
+    let Some(ts) = &doc.topology else {
+        return Err(ExperimentError::Input(InputError::at(
+            cx.file,
+            None,
+            "topology",
+            "missing; add a [topology] section (e.g. kind = \"fat_tree\", k = 4)",
+        )));
+    };
+    let topo = build_topology(&cx, ts)?;
+
+    let Some(ws) = &doc.workload else {
+        return Err(ExperimentError::Input(InputError::at(
+            cx.file,
+            None,
+            "workload",
+            "missing; add a [workload] section (e.g. kind = \"poisson\", load = 0.3, \
+             duration = \"1ms\")",
+        )));
+    };
+    let flows = build_workload(&cx, ws, &topo, seed)?;
+
+    let mut net = NetConfig {
+        seed,
+        ..NetConfig::default()
+    };
+    if let Some(e) = ts.error_rate_per_link {
+        net.error_rate_per_link = cx.fraction("topology.error_rate_per_link", e, true)?;
+    }
+    net.stop_time = Some(match &doc.run.stop {
+        Some(s) => Time(cx.positive_time("run.stop", s)?.ps()),
+        None => {
+            let last = flows.last().map(|f| f.start).unwrap_or(Time::ZERO);
+            Time(
+                last.ps()
+                    .saturating_add(DEFAULT_STOP_AFTER_LAST_START_S * 1_000_000_000_000),
+            )
+        }
+    });
+    net.cc = build_cc(&cx, &doc.cc)?;
+    build_pfc(&cx, &doc.pfc, &mut net)?;
+    build_buffer(&cx, &doc.buffer, &mut net)?;
+    build_ecn(&cx, &doc.ecn, &mut net)?;
+    build_nic(&cx, &doc.nic, &mut net)?;
+
+    Ok(Scenario {
+        name,
+        topo,
+        flows,
+        net,
+        record_pfc: doc.output.record_pfc.unwrap_or(false),
+        peer_outputs: None,
+    })
+}
+
+fn run_name(cx: &Ctx<'_>, doc: &ConfigDoc) -> R<String> {
+    let name = match &doc.run.name {
+        Some(n) => n.clone(),
+        None => Path::new(cx.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "run".to_string()),
+    };
+    let bad = name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\'])
+        || name.chars().any(char::is_control);
+    if bad {
+        return Err(cx.err(
+            "run.name",
+            format!("'{name}' cannot name a run directory (use letters, digits, '-', '_', '.')"),
+        ));
+    }
+    Ok(name)
+}
+
+fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
+    let kind = cx.required(&t.kind, "topology.kind", "[topology]")?;
+    let set = set_keys!(t; k, pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, leaves,
+        spines, hosts_per_leaf, oversubscription, hosts, rate, left, right, bottleneck_rate,
+        host_rate, fabric_rate, delay, path);
+    cx.only_keys("topology", kind.name(), &set, kind.keys())?;
+    let why = format!("kind = \"{}\"", kind.name());
+    let rate = |key: &str, v: &Option<String>, default: &str| -> R<Rate> {
+        cx.rate(&format!("topology.{key}"), v.as_deref().unwrap_or(default))
+    };
+    let delay = || {
+        cx.delay(
+            "topology.delay",
+            t.delay.as_deref().unwrap_or(DEFAULT_LINK_DELAY),
+        )
+    };
+    let count = |key: &str, v: &Option<u32>| -> R<u32> {
+        let path = format!("topology.{key}");
+        let n = cx.required(v, &path, &why)?;
+        if n == 0 {
+            return Err(cx.err(&path, "must be at least 1"));
+        }
+        Ok(n)
+    };
+    let built: Result<Topology, String> = match kind {
+        TopologyKind::FatTree => {
+            let host = rate("host_rate", &t.host_rate, DEFAULT_LINK_RATE)?;
+            let fabric = match &t.fabric_rate {
+                Some(v) => cx.rate("topology.fabric_rate", v)?,
+                None => host,
+            };
+            topo::fat_tree(count("k", &t.k)?, host, fabric, delay()?)
+        }
+        TopologyKind::Clos => {
+            let p = ClosSpec::PEER;
+            let or = |v: &Option<u32>, d: u32, key: &str| -> R<u32> {
+                match v {
+                    Some(_) => count(key, v),
+                    None => Ok(d),
+                }
+            };
+            topo::clos(ClosSpec {
+                pods: or(&t.pods, p.pods, "pods")?,
+                tors_per_pod: or(&t.tors_per_pod, p.tors_per_pod, "tors_per_pod")?,
+                aggs_per_pod: or(&t.aggs_per_pod, p.aggs_per_pod, "aggs_per_pod")?,
+                hosts_per_tor: or(&t.hosts_per_tor, p.hosts_per_tor, "hosts_per_tor")?,
+                cores: or(&t.cores, p.cores, "cores")?,
+                host_rate: match &t.host_rate {
+                    Some(v) => cx.rate("topology.host_rate", v)?,
+                    None => p.host_rate,
+                },
+                fabric_rate: match &t.fabric_rate {
+                    Some(v) => cx.rate("topology.fabric_rate", v)?,
+                    None => p.fabric_rate,
+                },
+                delay: match &t.delay {
+                    Some(v) => cx.delay("topology.delay", v)?,
+                    None => p.delay,
+                },
+            })
+        }
+        TopologyKind::PeerFatTree => Ok(topo::peer_fat_tree()),
+        TopologyKind::LeafSpine => topo::leaf_spine(
+            count("leaves", &t.leaves)?,
+            count("spines", &t.spines)?,
+            count("hosts_per_leaf", &t.hosts_per_leaf)?,
+            rate("host_rate", &t.host_rate, DEFAULT_LINK_RATE)?,
+            t.oversubscription.unwrap_or(1.0),
+            delay()?,
+        ),
+        TopologyKind::Star => topo::star(
+            count("hosts", &t.hosts)?,
+            rate("rate", &t.rate, DEFAULT_LINK_RATE)?,
+            delay()?,
+        ),
+        TopologyKind::Dumbbell => {
+            let host = rate("host_rate", &t.host_rate, DEFAULT_LINK_RATE)?;
+            let bottleneck = match &t.bottleneck_rate {
+                Some(v) => cx.rate("topology.bottleneck_rate", v)?,
+                None => host,
+            };
+            topo::dumbbell(
+                count("left", &t.left)?,
+                count("right", &t.right)?,
+                host,
+                bottleneck,
+                delay()?,
+            )
+        }
+        TopologyKind::File => {
+            let rel = cx.required(&t.path, "topology.path", &why)?;
+            let (text, name) = cx.read("topology.path", &rel, "topology file")?;
+            return Ok(topo::parse_peer_topology(&text, &name)?);
+        }
+    };
+    let topo = built.map_err(|msg| {
+        // Point at the key the builder complains about, if it names one.
+        let msg = msg
+            .split_once(": ")
+            .map(|(_, m)| m.to_string())
+            .unwrap_or(msg);
+        let key = kind.keys().iter().find(|k| {
+            msg.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == **k)
+        });
+        let path = match key {
+            Some(k) => format!("topology.{k}"),
+            None => "topology.kind".to_string(),
+        };
+        cx.err(&path, msg)
+    })?;
+    topo.validate(cx.file, None)?;
+    Ok(topo)
+}
+
+/// Each host's link rate.
+fn host_rates(topo: &Topology) -> Vec<Option<Rate>> {
+    let mut r = vec![None; topo.n_nodes()];
+    for l in &topo.links {
+        for n in [l.a, l.b] {
+            if topo.is_host(n) {
+                r[n as usize] = Some(l.rate);
+            }
+        }
+    }
+    r
+}
+
+fn check_node(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
+    let n = topo.n_nodes() as u32;
+    if node >= n {
+        return Err(cx.err(
+            path,
+            format!(
+                "node {node} does not exist (the topology has {n} nodes, 0-{})",
+                n.saturating_sub(1)
+            ),
+        ));
+    }
+    if !topo.is_host(node) {
+        return Err(cx.err(path, format!("node {node} is a switch, not a host")));
+    }
+    Ok(())
+}
+
+/// The seed of generator `index` (0 = `[workload]`, i = `extra[i-1]`):
+/// the run seed for the first, so its flows match a run without extras;
+/// distinct, fixed derivations for the rest.
+fn generator_seed(seed: u64, index: usize) -> u64 {
+    if index == 0 {
+        seed
+    } else {
+        seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+fn build_workload(
+    cx: &Ctx<'_>,
+    w: &WorkloadSection,
+    topo: &Topology,
+    seed: u64,
+) -> R<Vec<FlowSpec>> {
+    let mut lists = vec![build_generator(
+        cx,
+        "workload",
+        w,
+        topo,
+        generator_seed(seed, 0),
+    )?];
+    for (i, e) in w.extra.iter().flatten().enumerate() {
+        let path = format!("workload.extra[{i}]");
+        if e.extra.is_some() {
+            return Err(cx.err(
+                &format!("{path}.extra"),
+                "extra generators go in [[workload.extra]] only, not inside one",
+            ));
+        }
+        lists.push(build_generator(
+            cx,
+            &path,
+            e,
+            topo,
+            generator_seed(seed, i + 1),
+        )?);
+    }
+    let sorted = |l: &[FlowSpec]| l.windows(2).all(|w| w[0].start <= w[1].start);
+    if lists.len() == 1 && sorted(&lists[0]) {
+        return Ok(lists.pop().unwrap_or_default());
+    }
+    Ok(workload::merge(lists))
+}
+
+fn build_generator(
+    cx: &Ctx<'_>,
+    sec: &str,
+    w: &WorkloadSection,
+    topo: &Topology,
+    seed: u64,
+) -> R<Vec<FlowSpec>> {
+    let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
+    let set = set_keys!(w; load, cdf, duration, start, hosts, host_rate, senders, senders_count,
+        receiver, size, path, pg, dport);
+    cx.only_keys(sec, kind.name(), &set, kind.keys())?;
+    let key = |k: &str| format!("{sec}.{k}");
+    let why = format!("kind = \"{}\"", kind.name());
+    let start = match &w.start {
+        Some(s) => Time(cx.time(&key("start"), s)?.ps()),
+        None => Time::ZERO,
+    };
+    let pg = w.pg.unwrap_or(DEFAULT_PG);
+    if usize::from(pg) >= net::wire::N_CLASSES || pg == 0 {
+        return Err(cx.err(
+            &key("pg"),
+            format!(
+                "priority class {pg} is not a data class (use 1 to {}; 0 is for control)",
+                net::wire::N_CLASSES - 1
+            ),
+        ));
+    }
+    match kind {
+        WorkloadKind::Poisson => {
+            let load = cx.required(&w.load, &key("load"), &why)?;
+            let load = cx.fraction(&key("load"), load, false)?;
+            let duration = cx.required(&w.duration, &key("duration"), &why)?;
+            let duration = cx.positive_time(&key("duration"), &duration)?;
+            let cdf = build_cdf(cx, &key("cdf"), w.cdf.as_deref().unwrap_or(DEFAULT_CDF))?;
+            let hosts = match &w.hosts {
+                Some(h) => {
+                    for &n in h {
+                        check_node(cx, &key("hosts"), topo, n)?;
+                    }
+                    h.clone()
+                }
+                None => topo.hosts(),
+            };
+            let host_rate = match &w.host_rate {
+                Some(r) => cx.rate(&key("host_rate"), r)?,
+                None => {
+                    let rates = host_rates(topo);
+                    let mut it = hosts
+                        .iter()
+                        .filter_map(|&h| rates[h as usize].map(|r| (h, r)));
+                    let first = it.next();
+                    if let (Some((h0, r0)), Some((h1, r1))) =
+                        (first, it.find(|&(_, r)| Some(r) != first.map(|f| f.1)))
+                    {
+                        return Err(cx.err(
+                            &key("hosts"),
+                            format!(
+                                "host {h0}'s link runs at {r0} but host {h1}'s at {r1}; set \
+                                 {sec}.host_rate to the rate the load is a fraction of"
+                            ),
+                        ));
+                    }
+                    first.map(|f| f.1).unwrap_or(Rate::gbps(100))
+                }
+            };
+            let spec = PoissonSpec {
+                hosts,
+                host_rate,
+                load,
+                cdf,
+                start,
+                duration,
+                seed,
+                pg,
+                dport: w.dport.unwrap_or(DEFAULT_DPORT),
+            };
+            workload::poisson(&spec).map_err(|m| {
+                let field = if m.contains("host") {
+                    key("hosts")
+                } else {
+                    key("kind")
+                };
+                cx.err(&field, m)
+            })
+        }
+        WorkloadKind::Incast => {
+            let receiver = cx.required(&w.receiver, &key("receiver"), &why)?;
+            check_node(cx, &key("receiver"), topo, receiver)?;
+            let senders = match (&w.senders, w.senders_count) {
+                (Some(_), Some(_)) => {
+                    return Err(cx.err(
+                        &key("senders_count"),
+                        "give senders or senders_count, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(cx.err(
+                        &key("senders"),
+                        format!("missing; {why} needs senders (a list) or senders_count"),
+                    ))
+                }
+                (Some(list), None) => {
+                    for &n in list {
+                        check_node(cx, &key("senders"), topo, n)?;
+                    }
+                    list.clone()
+                }
+                (None, Some(n)) => {
+                    let pool: Vec<u32> = topo
+                        .hosts()
+                        .into_iter()
+                        .filter(|&h| h != receiver)
+                        .collect();
+                    if n as usize > pool.len() {
+                        return Err(cx.err(
+                            &key("senders_count"),
+                            format!(
+                                "{n} senders asked for, but only {} hosts besides the receiver",
+                                pool.len()
+                            ),
+                        ));
+                    }
+                    pool[..n as usize].to_vec()
+                }
+            };
+            let size = cx.required(&w.size, &key("size"), &why)?;
+            let size = cx.positive_bytes(&key("size"), &size)?;
+            let flows = workload::incast(
+                &senders,
+                receiver,
+                size,
+                start,
+                pg,
+                w.dport.unwrap_or(DEFAULT_INCAST_DPORT),
+            );
+            if flows.is_empty() {
+                return Err(cx.err(
+                    &key("senders"),
+                    "the incast has no sender besides the receiver",
+                ));
+            }
+            Ok(flows)
+        }
+        WorkloadKind::File => {
+            let rel = cx.required(&w.path, &key("path"), &why)?;
+            let (text, name) = cx.read(&key("path"), &rel, "flow file")?;
+            let (flows, lines) = workload::parse_peer_flows_with_lines(&text, &name)?;
+            let n = topo.n_nodes() as u32;
+            workload::validate_endpoints(&flows, &lines, &name, n, &|x| topo.is_host(x))?;
+            for (i, f) in flows.iter().enumerate() {
+                if f.src == f.dst {
+                    return Err(ExperimentError::Input(InputError::at(
+                        name.as_str(),
+                        lines.get(i).copied(),
+                        "dst",
+                        format!(
+                            "src and dst are both host {}; a flow needs two hosts",
+                            f.src
+                        ),
+                    )));
+                }
+                if usize::from(f.pg) >= net::wire::N_CLASSES {
+                    return Err(ExperimentError::Input(InputError::at(
+                        name.as_str(),
+                        lines.get(i).copied(),
+                        "pg",
+                        format!(
+                            "priority class {} does not exist (classes are 0 to {})",
+                            f.pg,
+                            net::wire::N_CLASSES - 1
+                        ),
+                    )));
+                }
+            }
+            Ok(flows)
+        }
+    }
+}
+
+fn build_cdf(cx: &Ctx<'_>, path: &str, v: &str) -> R<SizeCdf> {
+    if let Some(c) = SizeCdf::builtin(v) {
+        return Ok(c);
+    }
+    let p = cx.resolve(v);
+    if !p.is_file() {
+        return Err(cx.err(
+            path,
+            format!(
+                "'{v}' is neither a built-in CDF ({}) nor a CDF file ('{}' does not exist)",
+                SizeCdf::BUILTIN_NAMES.join(", "),
+                p.display()
+            ),
+        ));
+    }
+    Ok(workload::load_cdf(&p)?)
+}
+
+fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
+    let default_kind = match CcConfig::default() {
+        CcConfig::None => CcKind::None,
+        CcConfig::Dcqcn(_) => CcKind::Dcqcn,
+    };
+    match c.kind.unwrap_or(default_kind) {
+        CcKind::None => {
+            if c.dcqcn.is_some() {
+                return Err(cx.err(
+                    "cc.dcqcn",
+                    "[cc.dcqcn] is set but cc.kind is \"none\"; set kind = \"dcqcn\" or remove it",
+                ));
+            }
+            Ok(CcConfig::None)
+        }
+        CcKind::Dcqcn => {
+            let mut d = DcqcnConfig::default();
+            let s = c.dcqcn.clone().unwrap_or_default();
+            let p = |k: &str| format!("cc.dcqcn.{k}");
+            if let Some(v) = &s.alpha_interval {
+                d.alpha_interval = cx.positive_time(&p("alpha_interval"), v)?;
+            }
+            if let Some(v) = &s.decrease_interval {
+                d.decrease_interval = cx.positive_time(&p("decrease_interval"), v)?;
+            }
+            if let Some(v) = &s.rp_timer {
+                d.rp_timer = cx.positive_time(&p("rp_timer"), v)?;
+            }
+            if let Some(v) = s.g {
+                d.g = cx.fraction(&p("g"), v, false)?;
+            }
+            if let Some(v) = &s.rate_ai {
+                d.rate_ai = cx.rate(&p("rate_ai"), v)?;
+            }
+            if let Some(v) = &s.rate_hai {
+                d.rate_hai = cx.rate(&p("rate_hai"), v)?;
+            }
+            if let Some(v) = &s.min_rate {
+                d.min_rate = cx.rate(&p("min_rate"), v)?;
+            }
+            if let Some(v) = s.fast_recovery_times {
+                d.fast_recovery_times = v;
+            }
+            if let Some(v) = s.clamp_target_rate {
+                d.clamp_target_rate = v;
+            }
+            if let Some(v) = s.rate_on_first_cnp {
+                d.rate_on_first_cnp = cx.fraction(&p("rate_on_first_cnp"), v, false)?;
+            }
+            Ok(CcConfig::Dcqcn(d))
+        }
+    }
+}
+
+fn build_pfc(cx: &Ctx<'_>, s: &PfcSection, net: &mut NetConfig) -> R<()> {
+    if let Some(e) = s.enabled {
+        net.pfc.enabled = e;
+    }
+    match s.mode {
+        Some(PfcModeKey::Quanta) => {
+            let quanta = s.quanta.unwrap_or(DEFAULT_PFC_QUANTA);
+            if quanta == 0 {
+                return Err(cx.err("pfc.quanta", "must be at least 1 (0 means resume)"));
+            }
+            let refresh = match s.refresh_fraction {
+                Some(f) => cx.fraction("pfc.refresh_fraction", f, false)?,
+                None => DEFAULT_PFC_REFRESH,
+            };
+            net.pfc.mode = PfcMode::Quanta {
+                quanta,
+                refresh_fraction: refresh,
+            };
+        }
+        Some(PfcModeKey::UntilResume) | None => {
+            for (key, set) in [
+                ("quanta", s.quanta.is_some()),
+                ("refresh_fraction", s.refresh_fraction.is_some()),
+            ] {
+                if set && !matches!(net.pfc.mode, PfcMode::Quanta { .. }) {
+                    return Err(cx.err(&format!("pfc.{key}"), "only used with mode = \"quanta\""));
+                }
+            }
+            if s.mode.is_some() {
+                net.pfc.mode = PfcMode::UntilResume;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn build_buffer(cx: &Ctx<'_>, s: &BufferSection, net: &mut NetConfig) -> R<()> {
+    let b = &mut net.buffer;
+    if let Some(v) = &s.size {
+        b.size = cx.positive_bytes("buffer.size", v)?;
+    }
+    if let Some(v) = &s.reserve {
+        b.reserve = cx.bytes("buffer.reserve", v)?;
+    }
+    if let Some(v) = &s.resume_offset {
+        b.resume_offset = cx.bytes("buffer.resume_offset", v)?;
+    }
+    if let Some(v) = s.alpha_shift {
+        if v > 63 {
+            return Err(cx.err("buffer.alpha_shift", format!("{v} must be at most 63")));
+        }
+        b.alpha_shift = v;
+    }
+    let auto = match s.headroom.as_deref() {
+        None => matches!(b.headroom, Headroom::RateDelay { .. }),
+        Some("auto") => true,
+        Some(v) => {
+            b.headroom = Headroom::Bytes(cx.bytes("buffer.headroom", v).map_err(|_| {
+                cx.err(
+                    "buffer.headroom",
+                    format!("'{v}' is neither \"auto\" nor a size like \"64KiB\""),
+                )
+            })?);
+            false
+        }
+    };
+    if auto {
+        let factor = match (s.headroom_factor, b.headroom) {
+            (Some(f), _) => f,
+            (None, Headroom::RateDelay { factor }) => factor,
+            (None, Headroom::Bytes(_)) => 3.0,
+        };
+        if !(factor.is_finite() && factor >= 0.0) {
+            return Err(cx.err(
+                "buffer.headroom_factor",
+                format!("{factor} must be a non-negative number"),
+            ));
+        }
+        b.headroom = Headroom::RateDelay { factor };
+    } else if s.headroom_factor.is_some() {
+        return Err(cx.err(
+            "buffer.headroom_factor",
+            "only used with headroom = \"auto\"",
+        ));
+    }
+    Ok(())
+}
+
+fn build_ecn(cx: &Ctx<'_>, s: &EcnSection, net: &mut NetConfig) -> R<()> {
+    if let Some(e) = s.enabled {
+        net.ecn.enabled = e;
+    }
+    let Some(list) = &s.thresholds else {
+        return Ok(());
+    };
+    if list.is_empty() {
+        return Err(cx.err("ecn.thresholds", "give at least one [[ecn.thresholds]]"));
+    }
+    let mut out: Vec<EcnThreshold> = Vec::with_capacity(list.len());
+    for (i, t) in list.iter().enumerate() {
+        let p = |k: &str| format!("ecn.thresholds[{i}].{k}");
+        let why = "[[ecn.thresholds]]";
+        let rate = cx.rate(&p("rate"), &cx.required(&t.rate, &p("rate"), why)?)?;
+        let kmin = cx.bytes(&p("kmin"), &cx.required(&t.kmin, &p("kmin"), why)?)?;
+        let kmax = cx.bytes(&p("kmax"), &cx.required(&t.kmax, &p("kmax"), why)?)?;
+        if kmax < kmin {
+            return Err(cx.err(
+                &p("kmax"),
+                format!("kmax ({kmax} B) is below kmin ({kmin} B)"),
+            ));
+        }
+        let pmax = match t.pmax {
+            Some(v) => cx.fraction(&p("pmax"), v, true)?,
+            None => 0.2,
+        };
+        if out.iter().any(|o| o.rate == rate) {
+            return Err(cx.err(&p("rate"), format!("thresholds for {rate} are given twice")));
+        }
+        out.push(EcnThreshold {
+            rate,
+            kmin,
+            kmax,
+            pmax,
+        });
+    }
+    net.ecn.thresholds = out;
+    Ok(())
+}
+
+fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<()> {
+    let n = &mut net.nic;
+    if let Some(v) = &s.mtu {
+        n.mtu_payload = cx.bytes_u32("nic.mtu", v, true)?;
+    }
+    if let Some(v) = &s.data_header {
+        n.data_header = cx.bytes_u32("nic.data_header", v, false)?;
+    }
+    if let Some(v) = &s.ack_bytes {
+        n.ack_bytes = cx.bytes_u32("nic.ack_bytes", v, true)?;
+    }
+    if let Some(v) = s.ack_high_prio {
+        n.ack_high_prio = v;
+    }
+    if let Some(v) = s.rate_bound {
+        n.rate_bound = v;
+    }
+    if let Some(v) = &s.window {
+        n.window = Some(cx.positive_bytes("nic.window", v)?);
+    }
+    if let Some(v) = &s.nack_interval {
+        n.nack_interval = cx.time("nic.nack_interval", v)?;
+    }
+    if let Some(v) = &s.ack_interval {
+        n.ack_interval = cx.positive_bytes("nic.ack_interval", v)?;
+    }
+    if let Some(v) = &s.chunk {
+        n.chunk = cx.positive_bytes("nic.chunk", v)?;
+    }
+    if let Some(v) = s.back_to_zero {
+        n.back_to_zero = v;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"
+[run]
+name = "small"
+
+[topology]
+kind = "star"
+hosts = 4
+
+[workload]
+kind = "incast"
+senders = [0, 1, 2]
+receiver = 3
+size = "10KB"
+"#;
+
+    fn err_of(text: &str) -> String {
+        match parse_config(text, "t.toml").and_then(|c| build_scenario(&c, Path::new(""))) {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn builds_a_small_scenario() {
+        let cfg = parse_config(SMALL, "t.toml").unwrap();
+        let s = build_scenario(&cfg, Path::new("")).unwrap();
+        assert_eq!(s.name, "small");
+        assert_eq!(s.topo.hosts().len(), 4);
+        assert_eq!(s.flows.len(), 3);
+        assert_eq!(s.flows[0].dport, DEFAULT_INCAST_DPORT);
+        assert_eq!(s.net.cc, CcConfig::None);
+        assert_eq!(s.net.stop_time, Some(Time::from_ns(1_000_000_000)));
+    }
+
+    #[test]
+    fn unknown_nested_key_names_its_path_and_line() {
+        let text =
+            format!("{SMALL}\n[cc]\nkind = \"dcqcn\"\n\n[cc.dcqcn]\ng = 0.5\nrp_timr = \"1us\"\n");
+        let e = err_of(&text);
+        let line = text.lines().position(|l| l.starts_with("rp_timr")).unwrap() + 1;
+        assert!(
+            e.starts_with(&format!(
+                "t.toml:{line}: cc.dcqcn.rp_timr: unknown key; expected one of"
+            )),
+            "{e}"
+        );
+        assert!(e.contains("rp_timer"), "{e}");
+    }
+
+    #[test]
+    fn unknown_section_and_dotted_keys() {
+        let e = err_of(&format!("{SMALL}\n[bogus]\nx = 1\n"));
+        assert!(e.contains(": bogus: unknown section"), "{e}");
+        let e = err_of(&format!("{SMALL}\n[cc]\ndcqcn.bad = 1\n"));
+        assert!(e.contains(": cc.dcqcn.bad: unknown key"), "{e}");
+    }
+
+    #[test]
+    fn a_key_of_another_kind_is_rejected() {
+        let e = err_of(&SMALL.replace("hosts = 4", "hosts = 4\nk = 4"));
+        assert!(
+            e.starts_with("t.toml:8: topology.k: not a key of kind = \"star\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn values_are_checked_with_their_line() {
+        let e = err_of(&SMALL.replace("hosts = 4", "hosts = 4\nrate = \"0Gbps\""));
+        assert!(e.starts_with("t.toml:8: topology.rate: "), "{e}");
+        let e = err_of(&SMALL.replace("hosts = 4", "hosts = -4"));
+        assert!(e.starts_with("t.toml:7: topology.hosts: "), "{e}");
+        let e = err_of(&SMALL.replace("receiver = 3", "receiver = 4"));
+        assert!(e.contains("workload.receiver: node 4 is a switch"), "{e}");
+        let e = err_of(&SMALL.replace("size = \"10KB\"", "size = 10"));
+        assert!(
+            e.contains("workload.size: invalid type") && e.contains("as strings"),
+            "{e}"
+        );
+        let e = err_of(&SMALL.replace("kind = \"star\"", "kind = \"ring\""));
+        assert!(
+            e.starts_with("t.toml:6: topology.kind: unknown value \"ring\""),
+            "{e}"
+        );
+        let e = err_of(&SMALL.replace("name = \"small\"", "name = \"small"));
+        assert!(e.starts_with("t.toml:3: run.name: invalid TOML"), "{e}");
+    }
+
+    #[test]
+    fn missing_sections_and_keys() {
+        let e = err_of("[run]\nname = \"x\"\n");
+        assert!(e.starts_with("t.toml: topology: missing"), "{e}");
+        let e = err_of(&SMALL.replace("receiver = 3\n", ""));
+        assert!(e.contains(": workload.receiver: missing"), "{e}");
+        let e = err_of(&format!(
+            "{SMALL}\n[[ecn.thresholds]]\nrate = \"100Gbps\"\nkmin = \"1KB\"\n"
+        ));
+        assert!(e.contains(": ecn.thresholds[0].kmax: missing"), "{e}");
+    }
+
+    #[test]
+    fn the_seed_can_be_overridden() {
+        let mut cfg = parse_config(SMALL, "t.toml").unwrap();
+        cfg.set_seed(42);
+        assert_eq!(build_scenario(&cfg, Path::new("")).unwrap().net.seed, 42);
+    }
+}

@@ -1,0 +1,270 @@
+//! `rdmasim config --defaults`: every config key with its default and,
+//! in a comment, where that default comes from. The values are read from
+//! [`NetConfig::default`] and friends, so this text cannot drift from what
+//! a run uses; the text is itself a valid config.
+
+use crate::config::{
+    DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE,
+    DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH, DEFAULT_PG, DEFAULT_STOP_AFTER_LAST_START_S,
+};
+use engine::Delta;
+use net::cc::{CcConfig, DcqcnConfig};
+use net::{Headroom, NetConfig, PfcMode};
+use std::fmt::Write as _;
+
+const PEER: &str = "specs/peer-hpcc-ns3.md";
+
+/// A duration in the largest unit that divides it: `1us`, `300us`, `500ps`.
+pub fn fmt_delta(d: Delta) -> String {
+    let ps = d.ps();
+    for (unit, scale) in [
+        ("s", 1_000_000_000_000u64),
+        ("ms", 1_000_000_000),
+        ("us", 1_000_000),
+        ("ns", 1_000),
+    ] {
+        if ps != 0 && ps.is_multiple_of(scale) {
+            return format!("{}{unit}", ps / scale);
+        }
+    }
+    format!("{ps}ps")
+}
+
+/// A size in the largest binary unit that divides it, else bytes:
+/// `32MiB`, `4KiB`, `1000B`.
+pub fn fmt_bytes(b: u64) -> String {
+    for (unit, scale) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+        if b != 0 && b.is_multiple_of(scale) {
+            return format!("{}{unit}", b / scale);
+        }
+    }
+    format!("{b}B")
+}
+
+/// Every config key with its default, as a TOML file. Keys without a
+/// default (the shape of the topology and the workload) are shown with the
+/// values of `experiments/quickstart.toml`, and the other kinds are listed
+/// in comments.
+pub fn defaults_toml() -> String {
+    let n = NetConfig::default();
+    let d = DcqcnConfig::default();
+    let mut s = String::new();
+    let cc_kind = match CcConfig::default() {
+        CcConfig::None => "none",
+        CcConfig::Dcqcn(_) => "dcqcn",
+    };
+    let (headroom, factor) = match n.buffer.headroom {
+        Headroom::RateDelay { factor } => ("auto".to_string(), factor),
+        Headroom::Bytes(b) => (fmt_bytes(b), 3.0),
+    };
+    let pfc_mode = match n.pfc.mode {
+        PfcMode::UntilResume => "until_resume",
+        PfcMode::Quanta { .. } => "quanta",
+    };
+    let b = &n.buffer;
+    let c = &n.nic;
+    let _ = write!(
+        s,
+        r#"# rdmasim configuration: every key with its default.
+# Units are written out as strings: rates "100Gbps", durations "1us",
+# sizes "32MiB" ("KB"/"MB" are decimal, "KiB"/"MiB" binary), and link
+# delays either as durations or as fibre lengths ("80km", 5 us/km).
+# Comments give each default's source: the peer simulator's spec
+# ({PEER}, section) or rdmasim's own choice.
+
+[run]
+name = "defaults"                 # default: the config file's name; names runs/<name>
+seed = {seed}                          # rdmasim's choice; every random stream derives from it
+# stop = "10ms"                   # absolute stop time; default: last flow start + {stop_s} s (rdmasim's choice)
+
+[topology]
+# kind = "fat_tree" | "clos" | "peer_fat_tree" | "leaf_spine" | "star" | "dumbbell" | "file"
+#   fat_tree:      k (required, even), host_rate, fabric_rate (default: host_rate), delay
+#   clos:          pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, host_rate,
+#                  fabric_rate, delay (defaults: the peer's fat tree, {PEER} §2.4)
+#   peer_fat_tree: no keys (320 hosts, 100/400 Gb/s, 1 us; {PEER} §2.4)
+#   leaf_spine:    leaves, spines, hosts_per_leaf (required), host_rate,
+#                  oversubscription (default 1.0), delay
+#   star:          hosts (required), rate, delay
+#   dumbbell:      left, right (required), host_rate, bottleneck_rate (default: host_rate), delay
+#   file:          path (a peer topology file, relative to this file; {PEER} §3.1)
+kind = "fat_tree"
+k = 4
+host_rate = "{rate}"             # rdmasim's choice (the peer's host rate, {PEER} §2.4)
+fabric_rate = "{rate}"
+delay = "{delay}"                     # rdmasim's choice (the peer's fat tree, {PEER} §2.4); or "80km"
+error_rate_per_link = {err:?}       # {PEER} §3.4 ERROR_RATE_PER_LINK
+
+[workload]
+# kind = "poisson" | "incast" | "file"
+#   poisson: load (required, in (0, 1]), duration (required), cdf, start, hosts
+#            (default all), host_rate (default: the hosts' link rate), pg, dport
+#   incast:  receiver, size (required), senders (a list) or senders_count,
+#            start, pg, dport (default {incast_dport}: the peer's incast, {PEER} §3.2)
+#   file:    path (a peer flow file, relative to this file; {PEER} §3.2)
+# More generators, merged in: [[workload.extra]] tables with the same keys.
+kind = "poisson"
+load = 0.3
+duration = "1ms"
+cdf = "{cdf}"                # or "fb_hadoop", or a CDF file ("size cumulative" lines)
+start = "0s"
+pg = {pg}                            # {PEER} §3.2 (pg 3 in every peer flow file)
+dport = {dport}                        # {PEER} §3.2 ("normal" traffic)
+
+[cc]
+kind = "{cc_kind}"                     # "none" | "dcqcn"; rdmasim's choice (net::CcConfig::default)
+
+# Used with kind = "dcqcn"; {PEER} §2.3, run.py "dcqcn" at 100 Gb/s.
+# [cc.dcqcn]
+# alpha_interval = "{ai}"          # ALPHA_RESUME_INTERVAL
+# decrease_interval = "{di}"       # RATE_DECREASE_INTERVAL
+# rp_timer = "{rp}"              # RP_TIMER
+# g = {g:?}                 # EWMA_GAIN (1/256)
+# rate_ai = "{rate_ai}"            # RATE_AI
+# rate_hai = "{rate_hai}"          # RATE_HAI
+# min_rate = "{min_rate}"            # MIN_RATE
+# fast_recovery_times = {frt}       # FAST_RECOVERY_TIMES
+# clamp_target_rate = {clamp}     # CLAMP_TARGET_RATE
+# rate_on_first_cnp = {rofc:?}     # RateOnFirstCnp
+
+[pfc]
+enabled = {pfc_on}                    # {PEER} §2.4
+mode = "{pfc_mode}"           # "until_resume" ({PEER} §2.4) | "quanta" (IEEE 802.1Qbb)
+# quanta = {quanta}                # mode = "quanta" only; rdmasim's choice (the largest pause)
+# refresh_fraction = {refresh}        # mode = "quanta" only; rdmasim's choice
+
+[buffer]
+size = "{bsize}"                   # {PEER} §2.4 BUFFER_SIZE (32 MB at 100G)
+reserve = "{reserve}"                 # {PEER} §2.4 (4 KB per ingress port and class)
+headroom = "{headroom}"                 # "auto" = factor x rate x delay, or a size per port; {PEER} §2.4
+headroom_factor = {factor:?}           # {PEER} §2.4 (3 x rate x delay)
+alpha_shift = {shift}                 # {PEER} §2.4 (alpha 1/8 at NIC speed)
+resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
+
+[ecn]
+enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
+# Thresholds per port speed (a [[ecn.thresholds]] list replaces all of these);
+# a port of another speed scales the nearest entry. {PEER} §2.4 (run.py, config.txt).
+"#,
+        seed = n.seed,
+        stop_s = DEFAULT_STOP_AFTER_LAST_START_S,
+        rate = DEFAULT_LINK_RATE,
+        delay = DEFAULT_LINK_DELAY,
+        err = n.error_rate_per_link,
+        incast_dport = DEFAULT_INCAST_DPORT,
+        cdf = DEFAULT_CDF,
+        pg = DEFAULT_PG,
+        dport = DEFAULT_DPORT,
+        ai = fmt_delta(d.alpha_interval),
+        di = fmt_delta(d.decrease_interval),
+        rp = fmt_delta(d.rp_timer),
+        g = d.g,
+        rate_ai = d.rate_ai,
+        rate_hai = d.rate_hai,
+        min_rate = d.min_rate,
+        frt = d.fast_recovery_times,
+        clamp = d.clamp_target_rate,
+        rofc = d.rate_on_first_cnp,
+        pfc_on = n.pfc.enabled,
+        quanta = DEFAULT_PFC_QUANTA,
+        refresh = DEFAULT_PFC_REFRESH,
+        bsize = fmt_bytes(b.size),
+        reserve = fmt_bytes(b.reserve),
+        shift = b.alpha_shift,
+        resume = fmt_bytes(b.resume_offset),
+        ecn_on = n.ecn.enabled,
+    );
+    for t in &n.ecn.thresholds {
+        let _ = write!(
+            s,
+            "\n[[ecn.thresholds]]\nrate = \"{}\"\nkmin = \"{}KB\"\nkmax = \"{}KB\"\npmax = {:?}\n",
+            t.rate,
+            t.kmin / 1000,
+            t.kmax / 1000,
+            t.pmax
+        );
+    }
+    let window = match c.window {
+        Some(w) => format!("window = \"{}\"", fmt_bytes(w)),
+        None => "# window = \"150KB\"".to_string(),
+    };
+    let _ = write!(
+        s,
+        r#"
+[nic]
+mtu = "{mtu}B"                     # payload per packet; {PEER} §2.1 PACKET_PAYLOAD_SIZE
+data_header = "{hdr}B"               # {PEER} §2.1 (14 + 20 + 8 + 6)
+ack_bytes = "{ack}B"                 # {PEER} §2.1 (padded to 60 B)
+ack_high_prio = {ahp}              # {PEER} §2.2 ACK_HIGH_PRIO
+rate_bound = {rb}                 # {PEER} §3.4 RATE_BOUND
+{window}             # fixed in-flight window; default none ({PEER} §2.2 HAS_WIN 0 for DCQCN)
+nack_interval = "{nack}"          # {PEER} §2.2 (NACK generation interval)
+ack_interval = "{acki}B"              # {PEER} §3.4 L2_ACK_INTERVAL
+chunk = "{chunk}B"                  # {PEER} §3.4 L2_CHUNK_SIZE
+back_to_zero = {btz}              # {PEER} §3.4 L2_BACK_TO_ZERO
+
+[output]
+record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasim's choice
+"#,
+        mtu = c.mtu_payload,
+        hdr = c.data_header,
+        ack = c.ack_bytes,
+        ahp = c.ack_high_prio,
+        rb = c.rate_bound,
+        nack = fmt_delta(c.nack_interval),
+        acki = c.ack_interval,
+        chunk = c.chunk,
+        btz = c.back_to_zero,
+    );
+    align_comments(&s)
+}
+
+/// Line up the comments after `key = value` lines at one column.
+fn align_comments(text: &str) -> String {
+    const COLUMN: usize = 34;
+    let mut out = String::with_capacity(text.len() + 1024);
+    for line in text.lines() {
+        // `key = value  # comment`, or the same commented out.
+        let comment = line.find(" # ").filter(|&i| line[..i].contains(" = "));
+        match comment {
+            Some(i) => {
+                let code = line[..i].trim_end();
+                let _ = writeln!(out, "{code:<COLUMN$}{}", &line[i + 1..]);
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{build_scenario, parse_config};
+    use std::path::Path;
+
+    #[test]
+    fn units() {
+        assert_eq!(fmt_delta(Delta::from_us(300)), "300us");
+        assert_eq!(fmt_delta(Delta::from_ms(1000)), "1s");
+        assert_eq!(fmt_delta(Delta(1500)), "1500ps");
+        assert_eq!(fmt_bytes(32 << 20), "32MiB");
+        assert_eq!(fmt_bytes(3072), "3KiB");
+        assert_eq!(fmt_bytes(1000), "1000B");
+    }
+
+    #[test]
+    fn the_defaults_are_a_config_that_builds_the_default_network() {
+        let text = defaults_toml();
+        let cfg = parse_config(&text, "defaults.toml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let s = build_scenario(&cfg, Path::new("")).unwrap();
+        let expected = NetConfig {
+            stop_time: s.net.stop_time,
+            ..NetConfig::default()
+        };
+        assert_eq!(s.net, expected);
+    }
+}

@@ -1,0 +1,318 @@
+//! Writing a run's files: the run directory (written aside, then renamed
+//! into place) and the peer-format files at their own paths.
+
+use crate::scenario::{PeerOutputs, Summary};
+use crate::ExperimentError;
+use engine::{InputError, Time};
+use net::{PfcLogEntry, RunResults};
+use stats::{write_flows_csv, write_peer_fct, FlowRecord};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The files a run directory may hold. Only a directory holding nothing
+/// else is ever replaced.
+pub const RUN_FILES: [&str; 5] = [
+    "flows.csv",
+    "summary.json",
+    "fct.txt",
+    "pfc.txt",
+    "config.toml",
+];
+
+/// What goes into a run directory.
+pub(crate) struct RunFiles<'a> {
+    pub(crate) records: &'a [FlowRecord],
+    pub(crate) summary: &'a Summary,
+    pub(crate) completion_order: &'a [u32],
+    pub(crate) pfc_log: Option<&'a [PfcLogEntry]>,
+    pub(crate) config_toml: Option<&'a str>,
+}
+
+/// `dir` without a trailing separator or `.` parts, so a suffix lands
+/// beside it, not inside it.
+fn normalize(dir: &Path) -> PathBuf {
+    dir.components().collect()
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Check that `dir` is absent, or is a directory that holds only files an
+/// rdmasim run writes, so replacing it loses nothing else.
+pub(crate) fn check_replaceable(dir: &Path) -> Result<(), ExperimentError> {
+    let dir = &normalize(dir);
+    if dir.file_name().is_none() {
+        return Err(ExperimentError::Input(InputError::at(
+            "<command line>",
+            None,
+            "--out",
+            format!(
+                "'{}' does not name a directory rdmasim can create",
+                dir.display()
+            ),
+        )));
+    }
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(ExperimentError::io(dir, e)),
+    };
+    let refuse = |why: String| {
+        ExperimentError::Input(InputError::at(
+            "<command line>",
+            None,
+            "--out",
+            format!(
+                "{} {why}; rdmasim only replaces an earlier run directory, so choose another \
+                 output directory",
+                dir.display()
+            ),
+        ))
+    };
+    if !meta.is_dir() {
+        return Err(refuse("exists and is not a directory".into()));
+    }
+    for entry in fs::read_dir(dir).map_err(|e| ExperimentError::io(dir, e))? {
+        let entry = entry.map_err(|e| ExperimentError::io(dir, e))?;
+        let name = entry.file_name();
+        let known = name.to_str().is_some_and(|n| RUN_FILES.contains(&n));
+        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
+        if !known || !is_file {
+            return Err(refuse(format!(
+                "holds '{}', which is not an rdmasim output",
+                name.to_string_lossy()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn write_file(
+    path: &Path,
+    body: impl FnOnce(&mut BufWriter<fs::File>) -> io::Result<()>,
+) -> Result<(), ExperimentError> {
+    let file = fs::File::create(path).map_err(|e| ExperimentError::io(path, e))?;
+    let mut w = BufWriter::new(file);
+    body(&mut w)
+        .and_then(|_| w.flush())
+        .map_err(|e| ExperimentError::io(path, e))?;
+    w.get_ref()
+        .sync_all()
+        .map_err(|e| ExperimentError::io(path, e))
+}
+
+/// Write the run directory: everything into `<dir>.tmp-<pid>`, then move
+/// an existing `dir` aside, rename the new one into place and delete the
+/// old one. On failure the temporary directory is removed.
+pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
+    let dir = &normalize(dir);
+    check_replaceable(dir)?;
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| ExperimentError::io(parent, e))?;
+    }
+    let pid = std::process::id();
+    let tmp = with_suffix(dir, &format!(".tmp-{pid}"));
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(|e| ExperimentError::io(&tmp, e))?;
+    }
+    fs::create_dir(&tmp).map_err(|e| ExperimentError::io(&tmp, e))?;
+    let result = fill_dir(&tmp, f).and_then(|()| replace_dir(&tmp, dir, pid));
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
+    write_file(&tmp.join("flows.csv"), |w| write_flows_csv(f.records, w))?;
+    write_file(&tmp.join("summary.json"), |w| {
+        serde_json::to_writer_pretty(&mut *w, f.summary)?;
+        writeln!(w)
+    })?;
+    let ordered = in_completion_order(f.records, f.completion_order);
+    write_file(&tmp.join("fct.txt"), |w| write_peer_fct(&ordered, w))?;
+    if let Some(log) = f.pfc_log {
+        write_file(&tmp.join("pfc.txt"), |w| {
+            w.write_all(peer_pfc_text(log).as_bytes())
+        })?;
+    }
+    if let Some(cfg) = f.config_toml {
+        write_file(&tmp.join("config.toml"), |w| w.write_all(cfg.as_bytes()))?;
+    }
+    Ok(())
+}
+
+fn replace_dir(tmp: &Path, dir: &Path, pid: u32) -> Result<(), ExperimentError> {
+    let old = with_suffix(dir, &format!(".old-{pid}"));
+    let had_old = dir.exists();
+    if had_old {
+        if old.exists() {
+            fs::remove_dir_all(&old).map_err(|e| ExperimentError::io(&old, e))?;
+        }
+        fs::rename(dir, &old).map_err(|e| ExperimentError::io(dir, e))?;
+    }
+    if let Err(e) = fs::rename(tmp, dir) {
+        if had_old {
+            let _ = fs::rename(&old, dir);
+        }
+        return Err(ExperimentError::io(dir, e));
+    }
+    if had_old {
+        fs::remove_dir_all(&old).map_err(|e| ExperimentError::io(&old, e))?;
+    }
+    Ok(())
+}
+
+/// The records of finished flows in completion order (the order of the
+/// peer's `fct.txt`).
+pub(crate) fn in_completion_order(records: &[FlowRecord], order: &[u32]) -> Vec<FlowRecord> {
+    let by_id: HashMap<u32, &FlowRecord> = records.iter().map(|r| (r.id, r)).collect();
+    order
+        .iter()
+        .filter_map(|id| by_id.get(id).map(|r| (*r).clone()))
+        .collect()
+}
+
+/// The peer's PFC file (§4): `time_ns node_id node_type if_index type` per
+/// frame received; node type 1 = switch, 0 = host; type 1 = pause, 0 = resume.
+pub fn peer_pfc_text(log: &[PfcLogEntry]) -> String {
+    let mut s = String::with_capacity(log.len() * 24);
+    for e in log {
+        let _ = writeln!(
+            s,
+            "{} {} {} {} {}",
+            e.time.ns(),
+            e.node,
+            u8::from(e.is_switch),
+            e.if_index,
+            u8::from(e.pause)
+        );
+    }
+    s
+}
+
+/// Write `text` to `path` through `<path>.tmp-<pid>` and a rename, creating
+/// the parent directories.
+fn write_atomically(path: &Path, text: &[u8]) -> Result<(), ExperimentError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| ExperimentError::io(parent, e))?;
+    }
+    let tmp = with_suffix(path, &format!(".tmp-{}", std::process::id()));
+    let result = write_file(&tmp, |w| w.write_all(text))
+        .and_then(|()| fs::rename(&tmp, path).map_err(|e| ExperimentError::io(path, e)));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Write the peer-format FCT (and PFC) files to the paths in `peer`.
+pub(crate) fn write_peer_outputs(
+    peer: &PeerOutputs,
+    records: &[FlowRecord],
+    results: &RunResults,
+) -> Result<(), ExperimentError> {
+    let ordered = in_completion_order(records, &results.completion_order);
+    let mut fct = Vec::with_capacity(ordered.len() * 64);
+    write_peer_fct(&ordered, &mut fct).map_err(|e| ExperimentError::io(&peer.fct, e))?;
+    write_atomically(&peer.fct, &fct)?;
+    if let Some(pfc) = &peer.pfc {
+        write_atomically(pfc, peer_pfc_text(&results.pfc_log).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// A simulated time for people: `850ns`, `12.3us`, `1.23ms`, `2.000s`.
+pub fn fmt_time(t: Time) -> String {
+    let ps = t.ps() as f64;
+    if ps < 1e6 {
+        format!("{}ns", t.ns())
+    } else if ps < 1e9 {
+        format!("{:.1}us", ps / 1e6)
+    } else if ps < 1e12 {
+        format!("{:.2}ms", ps / 1e9)
+    } else {
+        format!("{:.3}s", ps / 1e12)
+    }
+}
+
+/// A simulated time given in nanoseconds, as [`fmt_time`] writes it.
+pub fn fmt_ns(ns: u64) -> String {
+    fmt_time(Time::from_ns(ns))
+}
+
+/// A count for people: `812`, `12.3k`, `4.1M`, `2.0G`.
+pub fn fmt_count(n: f64) -> String {
+    if n < 1e3 {
+        format!("{n:.0}")
+    } else if n < 1e6 {
+        format!("{:.1}k", n / 1e3)
+    } else if n < 1e9 {
+        format!("{:.1}M", n / 1e6)
+    } else {
+        format!("{:.1}G", n / 1e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pfc_lines() {
+        let log = [
+            PfcLogEntry {
+                time: Time::from_ns(2_000_000_123),
+                node: 321,
+                is_switch: true,
+                if_index: 3,
+                pause: true,
+            },
+            PfcLogEntry {
+                time: Time(2_000_000_500_999),
+                node: 7,
+                is_switch: false,
+                if_index: 1,
+                pause: false,
+            },
+        ];
+        assert_eq!(
+            peer_pfc_text(&log),
+            "2000000123 321 1 3 1\n2000000500 7 0 1 0\n"
+        );
+    }
+
+    #[test]
+    fn human_units() {
+        assert_eq!(fmt_time(Time(850_000)), "850ns");
+        assert_eq!(fmt_time(Time(1_230_000_000)), "1.23ms");
+        assert_eq!(fmt_time(Time(2_000_000_000_000)), "2.000s");
+        assert_eq!(fmt_count(812.0), "812");
+        assert_eq!(fmt_count(12_300_000.0), "12.3M");
+    }
+
+    #[test]
+    fn replaces_only_run_directories() {
+        let base = std::env::temp_dir().join(format!("rdmasim-out-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(&base).unwrap();
+        let run = base.join("run");
+        assert!(check_replaceable(&run).is_ok());
+        fs::create_dir(&run).unwrap();
+        fs::write(run.join("flows.csv"), "x").unwrap();
+        assert!(check_replaceable(&run).is_ok());
+        fs::write(run.join("notes.md"), "mine").unwrap();
+        let e = check_replaceable(&run).unwrap_err().to_string();
+        assert!(e.contains("notes.md"), "{e}");
+        assert!(check_replaceable(&run.join("flows.csv")).is_err());
+        assert!(check_replaceable(Path::new("..")).is_err());
+        assert_eq!(normalize(Path::new("runs/q/")), PathBuf::from("runs/q"));
+        fs::remove_dir_all(&base).unwrap();
+    }
+}

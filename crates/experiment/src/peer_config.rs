@@ -1,0 +1,382 @@
+//! The peer's `config.txt` ("KEY value" lines), so its users can run their
+//! experiments unchanged: `rdmasim hpcc CONFIG.txt`.
+//!
+//! Keys and meanings: `specs/peer-hpcc-ns3.md` §3.4. Paths inside are
+//! resolved from the current directory, as the peer does. A key rdmasim does
+//! not model yet is listed in one warning, never silently ignored; keys the
+//! peer itself reads but does not use in the chosen mode are accepted.
+
+use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
+use engine::units::parse_rate;
+use engine::{Delta, InputError, Rate, Time};
+use net::cc::{CcConfig, DcqcnConfig};
+use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
+use std::path::{Path, PathBuf};
+
+/// A parsed peer config: the scenario to run plus what the user should be
+/// told about keys rdmasim does not act on.
+#[derive(Debug)]
+pub struct PeerConfig {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Keys present but not modelled, with the reason (one warning).
+    pub unsupported: Vec<String>,
+}
+
+/// Keys the peer reads (§3.4) that only matter for CC modes other than the
+/// one chosen, or that it parses without using.
+const INERT_KEYS: &[&str] = &[
+    "USE_DYNAMIC_PFC_THRESHOLD",
+    "TRACE_FILE",
+    "TRACE_OUTPUT_FILE",
+    "DCTCP_RATE_AI",
+    "GLOBAL_T",
+    "VAR_WIN",
+    "FAST_REACT",
+    "U_TARGET",
+    "MI_THRESH",
+    "INT_MULTI",
+    "MULTI_RATE",
+    "SAMPLE_FEEDBACK",
+    "PINT_LOG_BASE",
+    "PINT_PROB",
+    "PAUSE_TIME",
+    "DATA_RATE",
+    "LINK_DELAY",
+    "QLEN_MON_FILE",
+];
+
+struct Line<'a> {
+    no: usize,
+    key: &'a str,
+    vals: Vec<&'a str>,
+}
+
+/// Parse the peer config at `path` and the topology and flow files it names.
+pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ExperimentError::Input(InputError::at(&file, None, "", format!("cannot read: {e}")))
+    })?;
+    let lines: Vec<Line> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let mut it = l.split_whitespace();
+            let key = it.next()?;
+            Some(Line {
+                no: i + 1,
+                key,
+                vals: it.collect(),
+            })
+        })
+        .collect();
+    let err = |l: &Line, msg: String| {
+        ExperimentError::Input(InputError::at(&file, Some(l.no), l.key, msg))
+    };
+    let one = |l: &Line| -> Result<String, ExperimentError> {
+        match l.vals.as_slice() {
+            [v] => Ok(v.to_string()),
+            [] => Err(err(l, "missing value".into())),
+            _ => Err(err(
+                l,
+                format!("expected one value, found {}", l.vals.len()),
+            )),
+        }
+    };
+    let num = |l: &Line| -> Result<f64, ExperimentError> {
+        let v = one(l)?;
+        v.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| err(l, format!("'{v}' is not a number")))
+    };
+    let flag = |l: &Line| -> Result<bool, ExperimentError> {
+        match one(l)?.as_str() {
+            "0" => Ok(false),
+            "1" => Ok(true),
+            v => Err(err(l, format!("'{v}' must be 0 or 1"))),
+        }
+    };
+    let rate = |l: &Line| -> Result<Rate, ExperimentError> {
+        let v = one(l)?;
+        parse_rate(&v).map_err(|m| err(l, m))
+    };
+    let micros = |l: &Line| -> Result<Delta, ExperimentError> {
+        let v = num(l)?;
+        if v <= 0.0 {
+            return Err(err(l, "must be greater than zero (microseconds)".into()));
+        }
+        Ok(Delta((v * 1e6).round() as u64))
+    };
+    // A rate map: `n rate_bps value ...`.
+    let map = |l: &Line| -> Result<Vec<(Rate, f64)>, ExperimentError> {
+        let n: usize = l
+            .vals
+            .first()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| err(l, "expected a count first: 'n rate value ...'".into()))?;
+        if l.vals.len() != 1 + 2 * n {
+            return Err(err(
+                l,
+                format!(
+                    "count {n} needs {} values after it, found {}",
+                    2 * n,
+                    l.vals.len() - 1
+                ),
+            ));
+        }
+        (0..n)
+            .map(|i| {
+                let r = l.vals[1 + 2 * i];
+                let v = l.vals[2 + 2 * i];
+                let rate = parse_rate(r).map_err(|m| err(l, m))?;
+                let v: f64 = v
+                    .parse()
+                    .map_err(|_| err(l, format!("'{v}' is not a number")))?;
+                Ok((rate, v))
+            })
+            .collect()
+    };
+
+    let mut net = NetConfig {
+        pfc: PfcConfig {
+            enabled: true,
+            mode: PfcMode::UntilResume,
+        },
+        ..NetConfig::default()
+    };
+    let mut dcqcn = DcqcnConfig::default();
+    let mut cc_mode = None;
+    let mut topo_file = None;
+    let mut flow_file = None;
+    let mut fct_file = None;
+    let mut pfc_file = None;
+    let mut stop = None;
+    let mut has_win = false;
+    let mut kmin = None;
+    let mut kmax = None;
+    let mut pmax = None;
+    let mut qlen = (None, None);
+    let mut unsupported = Vec::new();
+    let mut unknown = Vec::new();
+    for l in &lines {
+        match l.key {
+            "ENABLE_QCN" => net.ecn.enabled = flag(l)?,
+            "PACKET_PAYLOAD_SIZE" => {
+                let v = num(l)?;
+                if v < 1.0 || v.fract() != 0.0 {
+                    return Err(err(l, "must be a whole number of bytes ≥ 1".into()));
+                }
+                net.nic.mtu_payload = v as u32;
+            }
+            "TOPOLOGY_FILE" => topo_file = Some((PathBuf::from(one(l)?), l.no)),
+            "FLOW_FILE" => flow_file = Some((PathBuf::from(one(l)?), l.no)),
+            "FCT_OUTPUT_FILE" => fct_file = Some(PathBuf::from(one(l)?)),
+            "PFC_OUTPUT_FILE" => pfc_file = Some(PathBuf::from(one(l)?)),
+            "SIMULATOR_STOP_TIME" => {
+                let s = num(l)?;
+                if s <= 0.0 {
+                    return Err(err(l, "must be a positive time in seconds".into()));
+                }
+                stop = Some(Time((s * 1e12).round() as u64));
+            }
+            "CC_MODE" => {
+                let m = one(l)?;
+                match m.as_str() {
+                    "1" => cc_mode = Some(1),
+                    "3" | "7" | "8" | "10" => {
+                        let name = match m.as_str() {
+                            "3" => "HPCC",
+                            "7" => "TIMELY",
+                            "8" => "DCTCP",
+                            _ => "HPCC-PINT",
+                        };
+                        return Err(err(
+                            l,
+                            format!("CC_MODE {m} ({name}) is not supported yet; this build runs CC_MODE 1 (DCQCN)"),
+                        ));
+                    }
+                    _ => {
+                        return Err(err(
+                            l,
+                            format!("unknown CC_MODE '{m}' (the peer has 1, 3, 7, 8, 10)"),
+                        ))
+                    }
+                }
+            }
+            "ALPHA_RESUME_INTERVAL" => dcqcn.alpha_interval = micros(l)?,
+            "RATE_DECREASE_INTERVAL" => dcqcn.decrease_interval = micros(l)?,
+            "RP_TIMER" => dcqcn.rp_timer = micros(l)?,
+            "CLAMP_TARGET_RATE" => dcqcn.clamp_target_rate = flag(l)?,
+            "FAST_RECOVERY_TIMES" => {
+                let v = num(l)?;
+                if v < 0.0 || v.fract() != 0.0 {
+                    return Err(err(l, "must be a whole number ≥ 0".into()));
+                }
+                dcqcn.fast_recovery_times = v as u32;
+            }
+            "EWMA_GAIN" => {
+                let g = num(l)?;
+                if !(0.0..=1.0).contains(&g) || g == 0.0 {
+                    return Err(err(l, "must be in (0, 1]".into()));
+                }
+                dcqcn.g = g;
+            }
+            "RATE_AI" => dcqcn.rate_ai = rate(l)?,
+            "RATE_HAI" => dcqcn.rate_hai = rate(l)?,
+            "MIN_RATE" => dcqcn.min_rate = rate(l)?,
+            "ERROR_RATE_PER_LINK" => {
+                let e = num(l)?;
+                if !(0.0..=1.0).contains(&e) {
+                    return Err(err(l, "must be a probability in [0, 1]".into()));
+                }
+                net.error_rate_per_link = e;
+            }
+            "L2_CHUNK_SIZE" => {
+                let v = num(l)?;
+                if v < 1.0 {
+                    return Err(err(l, "must be ≥ 1 byte".into()));
+                }
+                net.nic.chunk = v as u64;
+            }
+            "L2_ACK_INTERVAL" => {
+                let v = num(l)?;
+                if v < 1.0 {
+                    return Err(err(l, "must be ≥ 1 byte".into()));
+                }
+                net.nic.ack_interval = v as u64;
+            }
+            "L2_BACK_TO_ZERO" => net.nic.back_to_zero = flag(l)?,
+            "HAS_WIN" => has_win = flag(l)?,
+            "RATE_BOUND" => net.nic.rate_bound = flag(l)?,
+            "ACK_HIGH_PRIO" => net.nic.ack_high_prio = flag(l)?,
+            "LINK_DOWN" => {
+                if l.vals.iter().any(|v| *v != "0") {
+                    unsupported.push(format!(
+                        "LINK_DOWN {} (line {}): links never fail",
+                        l.vals.join(" "),
+                        l.no
+                    ));
+                }
+            }
+            "ENABLE_TRACE" => {
+                if flag(l)? {
+                    unsupported.push(format!(
+                        "ENABLE_TRACE 1 (line {}): no binary packet trace is written",
+                        l.no
+                    ));
+                }
+            }
+            "KMAX_MAP" => kmax = Some((map(l)?, l.no)),
+            "KMIN_MAP" => kmin = Some((map(l)?, l.no)),
+            "PMAX_MAP" => pmax = Some((map(l)?, l.no)),
+            "BUFFER_SIZE" => {
+                let mb = num(l)?;
+                if mb <= 0.0 {
+                    return Err(err(l, "must be a positive number of MB".into()));
+                }
+                net.buffer.size = (mb * 1024.0 * 1024.0) as u64;
+            }
+            "QLEN_MON_START" => qlen.0 = Some(num(l)?),
+            "QLEN_MON_END" => qlen.1 = Some(num(l)?),
+            k if INERT_KEYS.contains(&k) => {}
+            k => unknown.push(format!("{k} (line {})", l.no)),
+        }
+    }
+    if has_win {
+        unsupported.push("HAS_WIN 1: windows are not modelled yet; QPs are rate-paced only".into());
+    }
+    if let (Some(a), Some(b)) = qlen {
+        if a < b {
+            unsupported.push(
+                "QLEN_MON_START < QLEN_MON_END: no queue-length monitor file is written".into(),
+            );
+        }
+    }
+    if !unknown.is_empty() {
+        unsupported.push(format!("unknown keys: {}", unknown.join(", ")));
+    }
+    let missing = |k: &str| {
+        ExperimentError::Input(InputError::at(
+            &file,
+            None,
+            k,
+            "missing; the peer requires it",
+        ))
+    };
+    if cc_mode.is_none() {
+        return Err(missing("CC_MODE"));
+    }
+    net.cc = CcConfig::Dcqcn(dcqcn);
+    if let (Some((kmin, _)), Some((kmax, line)), Some((pmax, _))) = (&kmin, &kmax, &pmax) {
+        let mut th = Vec::new();
+        for (rate, kx) in kmax {
+            let kn = kmin.iter().find(|(r, _)| r == rate).map(|x| x.1);
+            let p = pmax.iter().find(|(r, _)| r == rate).map(|x| x.1);
+            let (Some(kn), Some(p)) = (kn, p) else {
+                return Err(ExperimentError::Input(InputError::at(
+                    &file,
+                    Some(*line),
+                    "KMAX_MAP",
+                    format!("rate {rate} has no entry in KMIN_MAP or PMAX_MAP"),
+                )));
+            };
+            // The peer's maps are in KB of 1000 bytes (SwitchMmu::ConfigEcn).
+            th.push(EcnThreshold {
+                rate: *rate,
+                kmin: (kn * 1000.0) as u64,
+                kmax: (kx * 1000.0) as u64,
+                pmax: p,
+            });
+        }
+        net.ecn.thresholds = th;
+    }
+    net.stop_time = stop;
+
+    let (topo_path, topo_line) = topo_file.ok_or_else(|| missing("TOPOLOGY_FILE"))?;
+    let (flow_path, flow_line) = flow_file.ok_or_else(|| missing("FLOW_FILE"))?;
+    let _ = (topo_line, flow_line);
+    let topo = topo::load_peer_topology(&topo_path).map_err(ExperimentError::Input)?;
+    let (flows, flow_lines) =
+        workload::load_peer_flows_with_lines(&flow_path).map_err(ExperimentError::Input)?;
+    workload::validate_endpoints(
+        &flows,
+        &flow_lines,
+        &flow_path.display().to_string(),
+        topo.kinds.len() as u32,
+        &|n| topo.is_host(n),
+    )
+    .map_err(ExperimentError::Input)?;
+
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "peer".into());
+    let fct = fct_file.ok_or_else(|| missing("FCT_OUTPUT_FILE"))?;
+    Ok(PeerConfig {
+        scenario: Scenario {
+            name,
+            topo,
+            flows,
+            net,
+            record_pfc: pfc_file.is_some(),
+            peer_outputs: Some(PeerOutputs { fct, pfc: pfc_file }),
+        },
+        unsupported,
+    })
+}
+
+/// Parse and run a peer config, writing its `FCT_OUTPUT_FILE` and
+/// `PFC_OUTPUT_FILE`. Unsupported keys are reported in one warning on stderr.
+pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, ExperimentError> {
+    let cfg = load_peer_config(path)?;
+    if !cfg.unsupported.is_empty() {
+        eprintln!(
+            "rdmasim: warning: {} has settings rdmasim does not model yet: {}",
+            path.display(),
+            cfg.unsupported.join("; ")
+        );
+    }
+    crate::run_scenario(cfg.scenario, None, opts)
+}

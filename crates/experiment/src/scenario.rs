@@ -1,0 +1,406 @@
+//! A scenario (topology + flows + network settings) and how to run it:
+//! build the simulation, run it with an optional progress line, turn the
+//! results into flow records and a summary, check the run's invariants and
+//! write the output files.
+
+use crate::output;
+use crate::procstat;
+use crate::ExperimentError;
+use engine::{InputError, Time};
+use net::{NetConfig, PfcMode, ProgressInfo, RunResults, Simulation};
+use serde::Serialize;
+use stats::{size_buckets, BucketStats, FlowRecord, DEFAULT_SIZE_EDGES};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use topo::Topology;
+use workload::FlowSpec;
+
+/// Everything one run needs.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Name of the run (the config's `run.name`); names the output directory
+    /// by default and appears in `summary.json`.
+    pub name: String,
+    /// The network.
+    pub topo: Topology,
+    /// The flows, sorted by start time.
+    pub flows: Vec<FlowSpec>,
+    /// Buffers, ECN, PFC, NICs, congestion control, seed and stop time.
+    pub net: NetConfig,
+    /// Keep a log of PFC frames and write `pfc.txt`.
+    pub record_pfc: bool,
+    /// Peer-format outputs to write at the paths the peer's config names.
+    pub peer_outputs: Option<PeerOutputs>,
+}
+
+/// Where to write the peer's own output files (its `FCT_OUTPUT_FILE` and
+/// `PFC_OUTPUT_FILE`), besides the run directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerOutputs {
+    /// The FCT file (`specs/peer-hpcc-ns3.md` §4).
+    pub fct: PathBuf,
+    /// The PFC file, if wanted; setting it turns PFC recording on.
+    pub pfc: Option<PathBuf>,
+}
+
+/// How to run: what to show while running, and what to copy into the run
+/// directory.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Show a progress line on stderr, updated about once a second, when
+    /// stderr is a terminal.
+    pub progress: bool,
+    /// Print nothing while running (overrides `progress`).
+    pub quiet: bool,
+    /// Text of the TOML config the scenario came from, written to the run
+    /// directory as `config.toml`.
+    pub config_toml: Option<String>,
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// One record per flow, in flow-id order.
+    pub records: Vec<FlowRecord>,
+    /// What `summary.json` holds.
+    pub summary: Summary,
+    /// Checked invariants that failed, as sentences (a lossless drop,
+    /// unfinished flows). Empty for a clean run; the CLI exits with 1
+    /// otherwise.
+    pub invariant_failures: Vec<String>,
+    /// The run directory written, if any.
+    pub out_dir: Option<PathBuf>,
+}
+
+/// The contents of `summary.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Run name.
+    pub name: String,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Congestion control (`dcqcn`, `none`).
+    pub cc: String,
+    /// PFC mode: `until_resume`, `quanta`, or `off`.
+    pub pfc: String,
+    /// Flow counts.
+    pub flows: FlowCounts,
+    /// Slowdown of finished flows by size ([`DEFAULT_SIZE_EDGES`]), with a
+    /// last row `all`. Empty buckets have `null` statistics.
+    pub slowdown: Vec<BucketStats>,
+    /// Network-wide counters.
+    pub counters: Counters,
+    /// What the simulation cost.
+    pub engine: EngineStats,
+}
+
+/// Flow counts of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FlowCounts {
+    /// Flows in the workload.
+    pub total: u64,
+    /// Flows whose last byte was acknowledged.
+    pub finished: u64,
+    /// Flows that were not.
+    pub unfinished: u64,
+}
+
+/// Network-wide counters of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Frames dropped at switch admission.
+    pub drops: u64,
+    /// Of those, drops while PFC was on: each one breaks the lossless
+    /// promise and fails the run.
+    pub lossless_drops: u64,
+    /// PFC pause (XOFF) frames sent.
+    pub pause_frames: u64,
+    /// PFC resume (XON) frames sent.
+    pub resume_frames: u64,
+    /// Paused time summed over every port and class, ns.
+    pub paused_ns: u64,
+    /// Data frames ECN-marked.
+    pub ecn_marks: u64,
+    /// Frames lost to link errors.
+    pub corrupted: u64,
+}
+
+/// What a run cost.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct EngineStats {
+    /// Events processed.
+    pub events: u64,
+    /// Frames carried across a link (packet·hops).
+    pub packet_hops: u64,
+    /// Simulated time at the end, ns.
+    pub sim_time_ns: u64,
+    /// Wall-clock time of the event loop, s.
+    pub wall_s: f64,
+    /// CPU time (user + system) of the event loop, s; the wall time where
+    /// the operating system does not tell.
+    pub cpu_s: f64,
+    /// Events per wall-clock second.
+    pub events_per_s: f64,
+    /// Packet·hops per wall-clock second.
+    pub packet_hops_per_s: f64,
+    /// Peak resident memory of the process, MiB (`null` where unknown).
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// How often (in events) the event loop hands control to the progress
+/// callback; cheap enough to be unmeasurable, frequent enough for a
+/// once-a-second line.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// Run `s`, writing its outputs into `out_dir` (if given) and to its peer
+/// output paths (if any).
+///
+/// The run directory is written in full into `<out_dir>.tmp-<pid>` and then
+/// renamed into place, replacing an earlier run directory at `out_dir`, so
+/// a directory at `out_dir` is always complete. A directory at `out_dir`
+/// that holds anything but rdmasim's outputs is never replaced: that is an
+/// input error, reported before the run starts.
+///
+/// Files: `flows.csv`, `summary.json`, `fct.txt` (peer format, completion
+/// order), `pfc.txt` when PFC recording is on, and `config.toml` when
+/// [`RunOptions::config_toml`] is set.
+pub fn run_scenario(
+    s: Scenario,
+    out_dir: Option<&Path>,
+    opts: &RunOptions,
+) -> Result<RunReport, ExperimentError> {
+    if let Some(dir) = out_dir {
+        output::check_replaceable(dir)?;
+    }
+    let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
+    let n_flows = s.flows.len();
+    let mut sim = Simulation::new(&s.topo, s.flows, s.net.clone()).map_err(|e| {
+        ExperimentError::Input(InputError::at(
+            s.name.as_str(),
+            None,
+            "workload",
+            e.to_string(),
+        ))
+    })?;
+    sim.record_pfc(record_pfc);
+
+    let show = opts.progress && !opts.quiet && std::io::stderr().is_terminal();
+    let cpu0 = procstat::cpu_seconds();
+    let wall0 = Instant::now();
+    let mut progress = Progress::new(show, wall0);
+    sim.run_with_progress(PROGRESS_EVERY, |p| progress.update(p));
+    progress.finish();
+    let wall = wall0.elapsed();
+    let cpu_s = match (cpu0, procstat::cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => wall.as_secs_f64(),
+    };
+    let results = sim.results();
+    drop(sim);
+
+    let records = flow_records(&results);
+    let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s);
+    let invariant_failures = invariants(&s.net, &results, &summary, n_flows);
+
+    if let Some(dir) = out_dir {
+        let files = output::RunFiles {
+            records: &records,
+            summary: &summary,
+            completion_order: &results.completion_order,
+            pfc_log: record_pfc.then_some(results.pfc_log.as_slice()),
+            config_toml: opts.config_toml.as_deref(),
+        };
+        output::write_run_dir(dir, &files)?;
+    }
+    if let Some(peer) = &s.peer_outputs {
+        output::write_peer_outputs(peer, &records, &results)?;
+    }
+    Ok(RunReport {
+        records,
+        summary,
+        invariant_failures,
+        out_dir: out_dir.map(Path::to_path_buf),
+    })
+}
+
+/// One [`FlowRecord`] per flow outcome, in the order of `results.flows`.
+pub fn flow_records(results: &RunResults) -> Vec<FlowRecord> {
+    results
+        .flows
+        .iter()
+        .map(|f| {
+            let start_ns = f.start.ns();
+            let end_ns = f.end.map(Time::ns);
+            let fct_ns = f.end.map(|e| e.since(f.start).ns());
+            let slowdown = fct_ns.map(|fct| fct as f64 / f.ideal_fct_ns.max(1) as f64);
+            FlowRecord {
+                id: f.id,
+                src: f.src,
+                dst: f.dst,
+                size: f.size,
+                start_ns,
+                end_ns,
+                fct_ns,
+                ideal_fct_ns: f.ideal_fct_ns,
+                slowdown,
+                pg: f.pg,
+                dport: f.dport,
+                sport: f.sport,
+                retransmitted_bytes: f.retransmitted,
+                paused_ns: 0,
+            }
+        })
+        .collect()
+}
+
+fn pfc_name(net: &NetConfig) -> &'static str {
+    match (net.pfc.enabled, net.pfc.mode) {
+        (false, _) => "off",
+        (true, PfcMode::UntilResume) => "until_resume",
+        (true, PfcMode::Quanta { .. }) => "quanta",
+    }
+}
+
+fn per_second(n: u64, wall: Duration) -> f64 {
+    let s = wall.as_secs_f64();
+    if s > 0.0 {
+        n as f64 / s
+    } else {
+        0.0
+    }
+}
+
+fn summarize(
+    name: &str,
+    net: &NetConfig,
+    results: &RunResults,
+    records: &[FlowRecord],
+    wall: Duration,
+    cpu_s: f64,
+) -> Summary {
+    let total = records.len() as u64;
+    let finished = records.iter().filter(|r| r.is_finished()).count() as u64;
+    let drops = results.drops();
+    Summary {
+        name: name.to_string(),
+        seed: net.seed,
+        cc: net.cc.name().to_string(),
+        pfc: pfc_name(net).to_string(),
+        flows: FlowCounts {
+            total,
+            finished,
+            unfinished: total - finished,
+        },
+        slowdown: size_buckets(records, &DEFAULT_SIZE_EDGES),
+        counters: Counters {
+            drops,
+            lossless_drops: if net.pfc.enabled { drops } else { 0 },
+            pause_frames: results.pause_frames(),
+            resume_frames: results.resume_frames(),
+            paused_ns: results.paused_ps() / 1_000,
+            ecn_marks: results.ecn_marks(),
+            corrupted: results.corrupted(),
+        },
+        engine: EngineStats {
+            events: results.events,
+            packet_hops: results.packet_hops,
+            sim_time_ns: results.end_time.ns(),
+            wall_s: wall.as_secs_f64(),
+            cpu_s,
+            events_per_s: per_second(results.events, wall),
+            packet_hops_per_s: per_second(results.packet_hops, wall),
+            peak_rss_mb: procstat::peak_rss_mb(),
+        },
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The checked invariants of a finished run (STYLE "Errors, output"): no
+/// drop in a lossless fabric, every flow finished.
+fn invariants(
+    net: &NetConfig,
+    results: &RunResults,
+    summary: &Summary,
+    n_flows: usize,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let lossless = summary.counters.lossless_drops;
+    if lossless > 0 {
+        out.push(format!(
+            "{} dropped in a lossless (PFC) fabric; PFC headroom is too small or the buffer \
+             too shallow for this load",
+            plural(lossless, "packet", "packets")
+        ));
+    }
+    let unfinished = summary.flows.unfinished;
+    if unfinished > 0 {
+        // The results cannot tell a run cut off at its stop time from one
+        // whose flows stalled with nothing left to happen; say both times.
+        let stop = match net.stop_time {
+            Some(t) => format!("stop time {}", output::fmt_time(t)),
+            None => "no stop time".to_string(),
+        };
+        out.push(format!(
+            "{unfinished} of {} did not finish before the run ended at {} ({stop})",
+            plural(n_flows as u64, "flow", "flows"),
+            output::fmt_time(results.end_time),
+        ));
+    }
+    out
+}
+
+/// The once-a-second progress line on stderr.
+struct Progress {
+    show: bool,
+    start: Instant,
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(show: bool, start: Instant) -> Progress {
+        Progress {
+            show,
+            start,
+            last: start,
+            shown: false,
+        }
+    }
+
+    fn update(&mut self, p: &ProgressInfo) {
+        if !self.show {
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.last) < Duration::from_secs(1) {
+            return;
+        }
+        self.last = now;
+        let rate = per_second(p.events, now.duration_since(self.start));
+        let line = format!(
+            "[rdmasim] t={}  flows {}/{} done  events {}  ({} ev/s)",
+            output::fmt_time(p.now),
+            p.flows_finished,
+            p.flows_total,
+            output::fmt_count(p.events as f64),
+            output::fmt_count(rate),
+        );
+        let mut err = std::io::stderr().lock();
+        // \r returns to the start of the line, ESC[K clears what is left.
+        let _ = write!(err, "\r{line}\x1b[K");
+        let _ = err.flush();
+        self.shown = true;
+    }
+
+    fn finish(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+        }
+    }
+}
