@@ -167,7 +167,7 @@ fn pause_stops_the_upstream_until_resume() {
     let log = sim.tx_log();
     let mut checked = 0;
     for w in host1.windows(2) {
-        if !(w[0].pause && !w[1].pause) {
+        if !w[0].pause || w[1].pause {
             continue;
         }
         let (paused, resumed) = (w[0].time, w[1].time);
