@@ -215,10 +215,12 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
         .unwrap_or_default();
     writeln!(
         o,
-        "simulated {}: {} events ({} ev/s), wall {:.2} s, cpu {:.2} s{rss}",
+        "simulated {}: {} events ({} ev/s), {} packet-hops ({}/s), wall {:.2} s, cpu {:.2} s{rss}",
         experiment::output::fmt_ns(e.sim_time_ns),
         e.events,
         experiment::output::fmt_count(e.events_per_s),
+        e.packet_hops,
+        experiment::output::fmt_count(e.packet_hops_per_s),
         e.wall_s,
         e.cpu_s,
     )?;
