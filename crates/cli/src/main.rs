@@ -15,6 +15,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod pipeline;
+
 #[derive(Debug, Parser)]
 #[command(name = "rdmasim", version, about, propagate_version = true)]
 struct Cli {
@@ -46,6 +48,12 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Run every combination of a sweep file's axes, in parallel; resumes where it stopped.
+    Sweep(pipeline::SweepArgs),
+    /// Slowdown statistics of runs (the peer script's buckets and fixed size buckets).
+    Analyze(pipeline::AnalyzeArgs),
+    /// Draw a figure (SVG or PNG) from run directories.
+    Plot(pipeline::PlotArgs),
     /// Show configuration.
     Config {
         /// Print every config key with its default and the default's source.
@@ -101,10 +109,14 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 progress: true,
                 quiet,
                 config_toml: None,
+                timeseries: None,
             };
             let report = experiment::run_peer_config(&config, &opts)?;
             finish(&report)
         }
+        Command::Sweep(a) => pipeline::sweep(a),
+        Command::Analyze(a) => pipeline::analyze(a),
+        Command::Plot(a) => pipeline::plot(a),
         Command::Config { defaults } => {
             let mut out = std::io::stdout().lock();
             if defaults {
@@ -133,11 +145,19 @@ fn run_toml(
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
     let scenario = config::build_scenario(&cfg, &config::base_dir(path))?;
+    let timeseries = experiment::timeseries::build_timeseries(&cfg, &scenario)?;
+    if let Some(note) = timeseries
+        .as_ref()
+        .and_then(|m| experiment::timeseries::size_note(m, &scenario))
+    {
+        eprintln!("rdmasim: note: {note}");
+    }
     let out_dir = out.unwrap_or_else(|| Path::new("runs").join(&scenario.name));
     let opts = RunOptions {
         progress: true,
         quiet,
         config_toml: Some(text),
+        timeseries,
     };
     let report = experiment::run_scenario(scenario, Some(&out_dir), &opts)?;
     finish(&report)
@@ -146,6 +166,9 @@ fn run_toml(
 /// Print the summary and the warnings; the exit code.
 fn finish(report: &RunReport) -> Result<u8, Failure> {
     print_summary(report)?;
+    for n in &report.notes {
+        eprintln!("rdmasim: note: {n}");
+    }
     for w in &report.invariant_failures {
         eprintln!("rdmasim: warning: {w}");
     }

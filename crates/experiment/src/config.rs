@@ -14,7 +14,7 @@ use crate::locate::{self, At};
 use crate::{ExperimentError, Scenario};
 use engine::units::{parse_bytes, parse_delay_or_length, parse_rate, parse_time};
 use engine::{Delta, InputError, Rate, Time};
-use net::cc::{CcConfig, DcqcnConfig};
+use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
 use net::{EcnThreshold, Headroom, NetConfig, PfcMode};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -96,6 +96,8 @@ pub struct ConfigDoc {
     /// `[output]`.
     #[serde(default)]
     pub output: OutputSection,
+    /// `[timeseries]`: present means on ([`crate::timeseries`]).
+    pub timeseries: Option<crate::timeseries::TimeseriesSection>,
 }
 
 /// `[run]`: name, seed, stop time.
@@ -311,6 +313,27 @@ pub enum CcKind {
     None,
     /// DCQCN (the peer's Mellanox flavour).
     Dcqcn,
+    /// HPCC (the peer's `CC_MODE 3`).
+    Hpcc,
+    /// TIMELY (the peer's `CC_MODE 7`).
+    Timely,
+    /// The peer's rate-based DCTCP (`CC_MODE 8`).
+    Dctcp,
+    /// Swift-like RTT AIMD on a window (Bifröst's CC).
+    Swift,
+}
+
+impl CcKind {
+    fn name(self) -> &'static str {
+        match self {
+            CcKind::None => "none",
+            CcKind::Dcqcn => "dcqcn",
+            CcKind::Hpcc => "hpcc",
+            CcKind::Timely => "timely",
+            CcKind::Dctcp => "dctcp",
+            CcKind::Swift => "swift",
+        }
+    }
 }
 
 /// `[cc]`.
@@ -321,6 +344,84 @@ pub struct CcSection {
     pub kind: Option<CcKind>,
     /// `[cc.dcqcn]`, with `kind = "dcqcn"` only.
     pub dcqcn: Option<DcqcnSection>,
+    /// `[cc.hpcc]`, with `kind = "hpcc"` only.
+    pub hpcc: Option<HpccSection>,
+    /// `[cc.timely]`, with `kind = "timely"` only.
+    pub timely: Option<TimelySection>,
+    /// `[cc.dctcp]`, with `kind = "dctcp"` only.
+    pub dctcp: Option<DctcpSection>,
+    /// `[cc.swift]`, with `kind = "swift"` only.
+    pub swift: Option<SwiftSection>,
+}
+
+/// `[cc.hpcc]`: every [`HpccConfig`] field, optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccSection {
+    /// Target utilisation η.
+    pub eta: Option<f64>,
+    /// Additive-increase stages before a multiplicative step (MI_THRESH).
+    pub max_stage: Option<u32>,
+    /// Additive increase W_AI.
+    pub rate_ai: Option<String>,
+    /// Rate floor.
+    pub min_rate: Option<String>,
+    /// React on every ACK.
+    pub fast_react: Option<bool>,
+    /// Skip fast-react hops with an empty queue.
+    pub sample_feedback: Option<bool>,
+}
+
+/// `[cc.timely]`: every [`TimelyConfig`] field, optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelySection {
+    /// EWMA weight of the newest RTT difference.
+    pub alpha: Option<f64>,
+    /// Multiplicative decrease factor.
+    pub beta: Option<f64>,
+    /// Always increase below this RTT.
+    pub t_low: Option<String>,
+    /// Always decrease above this RTT.
+    pub t_high: Option<String>,
+    /// Gradient normaliser.
+    pub min_rtt: Option<String>,
+    /// Additive increase.
+    pub rate_ai: Option<String>,
+    /// Hyper-active increase.
+    pub rate_hai: Option<String>,
+    /// Rate floor.
+    pub min_rate: Option<String>,
+}
+
+/// `[cc.dctcp]`: every [`DctcpConfig`] field, optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DctcpSection {
+    /// Alpha gain.
+    pub g: Option<f64>,
+    /// Additive increase per window.
+    pub rate_ai: Option<String>,
+    /// Rate floor.
+    pub min_rate: Option<String>,
+}
+
+/// `[cc.swift]`: every [`SwiftConfig`] field, optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwiftSection {
+    /// Target delay.
+    pub target: Option<String>,
+    /// Additive increase per RTT.
+    pub ai: Option<String>,
+    /// Multiplicative decrease scale.
+    pub beta: Option<f64>,
+    /// Largest decrease per RTT.
+    pub max_mdf: Option<f64>,
+    /// Window floor.
+    pub cwnd_min: Option<String>,
+    /// Window ceiling and initial window.
+    pub cwnd_max: Option<String>,
 }
 
 /// `[cc.dcqcn]`: every [`DcqcnConfig`] field, optional.
@@ -427,6 +528,8 @@ pub struct NicSection {
     pub ack_bytes: Option<String>,
     /// ACKs in the never-paused class 0.
     pub ack_high_prio: Option<bool>,
+    /// Switches carry high-priority ACKs in class 0 too.
+    pub switch_ack_high_prio: Option<bool>,
     /// Pace at the CC rate.
     pub rate_bound: Option<bool>,
     /// Fixed window; default none.
@@ -439,6 +542,14 @@ pub struct NicSection {
     pub chunk: Option<String>,
     /// Go back to the chunk boundary on loss.
     pub back_to_zero: Option<bool>,
+    /// Window = the BDP (the peer's HAS_WIN).
+    pub bdp_window: Option<bool>,
+    /// Base RTT and BDP are the maxima over all host pairs (GLOBAL_T).
+    pub global_t: Option<bool>,
+    /// Scale the window by rate / line rate (VAR_WIN).
+    pub var_win: Option<bool>,
+    /// Retransmission timeout, a duration or "off".
+    pub rto: Option<String>,
 }
 
 /// `[output]`.
@@ -756,6 +867,16 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
     build_buffer(&cx, &doc.buffer, &mut net)?;
     build_ecn(&cx, &doc.ecn, &mut net)?;
     build_nic(&cx, &doc.nic, &mut net)?;
+    // HPCC and DCTCP run with a BDP window scaled by rate, as the peer's
+    // run.py sets them (HAS_WIN 1, VAR_WIN 1), unless the config says.
+    if matches!(net.cc, CcConfig::Hpcc(_) | CcConfig::Dctcp(_)) {
+        if doc.nic.bdp_window.is_none() {
+            net.nic.bdp_window = true;
+        }
+        if doc.nic.var_win.is_none() {
+            net.nic.var_win = true;
+        }
+    }
 
     Ok(Scenario {
         name,
@@ -1182,17 +1303,32 @@ fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
     let default_kind = match CcConfig::default() {
         CcConfig::None => CcKind::None,
         CcConfig::Dcqcn(_) => CcKind::Dcqcn,
+        CcConfig::Hpcc(_) => CcKind::Hpcc,
+        CcConfig::Timely(_) => CcKind::Timely,
+        CcConfig::Dctcp(_) => CcKind::Dctcp,
+        CcConfig::Swift(_) => CcKind::Swift,
     };
-    match c.kind.unwrap_or(default_kind) {
-        CcKind::None => {
-            if c.dcqcn.is_some() {
-                return Err(cx.err(
-                    "cc.dcqcn",
-                    "[cc.dcqcn] is set but cc.kind is \"none\"; set kind = \"dcqcn\" or remove it",
-                ));
-            }
-            Ok(CcConfig::None)
+    let kind = c.kind.unwrap_or(default_kind);
+    // A parameter table for another scheme is a mistake worth naming.
+    for (table, k, set) in [
+        ("dcqcn", CcKind::Dcqcn, c.dcqcn.is_some()),
+        ("hpcc", CcKind::Hpcc, c.hpcc.is_some()),
+        ("timely", CcKind::Timely, c.timely.is_some()),
+        ("dctcp", CcKind::Dctcp, c.dctcp.is_some()),
+        ("swift", CcKind::Swift, c.swift.is_some()),
+    ] {
+        if set && k != kind {
+            return Err(cx.err(
+                &format!("cc.{table}"),
+                format!(
+                    "[cc.{table}] is set but cc.kind is \"{}\"; set kind = \"{table}\" or remove it",
+                    kind.name()
+                ),
+            ));
         }
+    }
+    match kind {
+        CcKind::None => Ok(CcConfig::None),
         CcKind::Dcqcn => {
             let mut d = DcqcnConfig::default();
             let s = c.dcqcn.clone().unwrap_or_default();
@@ -1228,6 +1364,99 @@ fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
                 d.rate_on_first_cnp = cx.fraction(&p("rate_on_first_cnp"), v, false)?;
             }
             Ok(CcConfig::Dcqcn(d))
+        }
+        CcKind::Hpcc => {
+            let mut h = HpccConfig::default();
+            let s = c.hpcc.clone().unwrap_or_default();
+            let p = |k: &str| format!("cc.hpcc.{k}");
+            if let Some(v) = s.eta {
+                h.eta = cx.fraction(&p("eta"), v, false)?;
+            }
+            if let Some(v) = s.max_stage {
+                h.max_stage = v;
+            }
+            if let Some(v) = &s.rate_ai {
+                h.rate_ai = cx.rate(&p("rate_ai"), v)?;
+            }
+            if let Some(v) = &s.min_rate {
+                h.min_rate = cx.rate(&p("min_rate"), v)?;
+            }
+            if let Some(v) = s.fast_react {
+                h.fast_react = v;
+            }
+            if let Some(v) = s.sample_feedback {
+                h.sample_feedback = v;
+            }
+            Ok(CcConfig::Hpcc(h))
+        }
+        CcKind::Timely => {
+            let mut t = TimelyConfig::default();
+            let s = c.timely.clone().unwrap_or_default();
+            let p = |k: &str| format!("cc.timely.{k}");
+            if let Some(v) = s.alpha {
+                t.alpha = cx.fraction(&p("alpha"), v, false)?;
+            }
+            if let Some(v) = s.beta {
+                t.beta = cx.fraction(&p("beta"), v, false)?;
+            }
+            if let Some(v) = &s.t_low {
+                t.t_low = cx.positive_time(&p("t_low"), v)?;
+            }
+            if let Some(v) = &s.t_high {
+                t.t_high = cx.positive_time(&p("t_high"), v)?;
+            }
+            if let Some(v) = &s.min_rtt {
+                t.min_rtt = cx.positive_time(&p("min_rtt"), v)?;
+            }
+            if let Some(v) = &s.rate_ai {
+                t.rate_ai = cx.rate(&p("rate_ai"), v)?;
+            }
+            if let Some(v) = &s.rate_hai {
+                t.rate_hai = cx.rate(&p("rate_hai"), v)?;
+            }
+            if let Some(v) = &s.min_rate {
+                t.min_rate = cx.rate(&p("min_rate"), v)?;
+            }
+            Ok(CcConfig::Timely(t))
+        }
+        CcKind::Dctcp => {
+            let mut d = DctcpConfig::default();
+            let s = c.dctcp.clone().unwrap_or_default();
+            let p = |k: &str| format!("cc.dctcp.{k}");
+            if let Some(v) = s.g {
+                d.g = cx.fraction(&p("g"), v, false)?;
+            }
+            if let Some(v) = &s.rate_ai {
+                d.rate_ai = cx.rate(&p("rate_ai"), v)?;
+            }
+            if let Some(v) = &s.min_rate {
+                d.min_rate = cx.rate(&p("min_rate"), v)?;
+            }
+            Ok(CcConfig::Dctcp(d))
+        }
+        CcKind::Swift => {
+            let mut w = SwiftConfig::default();
+            let s = c.swift.clone().unwrap_or_default();
+            let p = |k: &str| format!("cc.swift.{k}");
+            if let Some(v) = &s.target {
+                w.target = cx.positive_time(&p("target"), v)?;
+            }
+            if let Some(v) = &s.ai {
+                w.ai = Some(cx.positive_bytes(&p("ai"), v)?);
+            }
+            if let Some(v) = s.beta {
+                w.beta = cx.fraction(&p("beta"), v, false)?;
+            }
+            if let Some(v) = s.max_mdf {
+                w.max_mdf = cx.fraction(&p("max_mdf"), v, false)?;
+            }
+            if let Some(v) = &s.cwnd_min {
+                w.cwnd_min = Some(cx.positive_bytes(&p("cwnd_min"), v)?);
+            }
+            if let Some(v) = &s.cwnd_max {
+                w.cwnd_max = Some(cx.positive_bytes(&p("cwnd_max"), v)?);
+            }
+            Ok(CcConfig::Swift(w))
         }
     }
 }
@@ -1372,6 +1601,9 @@ fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<()> {
     if let Some(v) = &s.ack_bytes {
         n.ack_bytes = cx.bytes_u32("nic.ack_bytes", v, true)?;
     }
+    if let Some(v) = s.switch_ack_high_prio {
+        n.switch_ack_high_prio = v;
+    }
     if let Some(v) = s.ack_high_prio {
         n.ack_high_prio = v;
     }
@@ -1392,6 +1624,22 @@ fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<()> {
     }
     if let Some(v) = s.back_to_zero {
         n.back_to_zero = v;
+    }
+    if let Some(v) = s.bdp_window {
+        n.bdp_window = v;
+    }
+    if let Some(v) = s.global_t {
+        n.global_t = v;
+    }
+    if let Some(v) = s.var_win {
+        n.var_win = v;
+    }
+    if let Some(v) = &s.rto {
+        n.rto = if v == "off" {
+            None
+        } else {
+            Some(cx.positive_time("nic.rto", v)?)
+        };
     }
     Ok(())
 }

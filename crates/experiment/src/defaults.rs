@@ -8,7 +8,7 @@ use crate::config::{
     DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH, DEFAULT_PG, DEFAULT_STOP_AFTER_LAST_START_S,
 };
 use engine::Delta;
-use net::cc::{CcConfig, DcqcnConfig};
+use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
 use net::{Headroom, NetConfig, PfcMode};
 use std::fmt::Write as _;
 
@@ -49,10 +49,11 @@ pub fn defaults_toml() -> String {
     let n = NetConfig::default();
     let d = DcqcnConfig::default();
     let mut s = String::new();
-    let cc_kind = match CcConfig::default() {
-        CcConfig::None => "none",
-        CcConfig::Dcqcn(_) => "dcqcn",
-    };
+    let cc_kind = CcConfig::default().name();
+    let h = HpccConfig::default();
+    let t = TimelyConfig::default();
+    let dc = DctcpConfig::default();
+    let sw = SwiftConfig::default();
     let (headroom, factor) = match n.buffer.headroom {
         Headroom::RateDelay { factor } => ("auto".to_string(), factor),
         Headroom::Bytes(b) => (fmt_bytes(b), 3.0),
@@ -112,7 +113,7 @@ pg = {pg}                            # {PEER} §3.2 (pg 3 in every peer flow fil
 dport = {dport}                        # {PEER} §3.2 ("normal" traffic)
 
 [cc]
-kind = "{cc_kind}"                     # "none" | "dcqcn"; rdmasim's choice (net::CcConfig::default)
+kind = "{cc_kind}"                     # "none" | "dcqcn" | "hpcc" | "timely" | "dctcp" | "swift"; rdmasim's choice
 
 # Used with kind = "dcqcn"; {PEER} §2.3, run.py "dcqcn" at 100 Gb/s.
 # [cc.dcqcn]
@@ -126,6 +127,39 @@ kind = "{cc_kind}"                     # "none" | "dcqcn"; rdmasim's choice (net
 # fast_recovery_times = {frt}       # FAST_RECOVERY_TIMES
 # clamp_target_rate = {clamp}     # CLAMP_TARGET_RATE
 # rate_on_first_cnp = {rofc:?}     # RateOnFirstCnp
+
+# Used with kind = "hpcc"; {PEER} §2.3, run.py "hp" (AI from the HPCC paper's figures).
+# [cc.hpcc]
+# eta = {h_eta:?}                     # U_TARGET
+# max_stage = {h_ms}                   # MI_THRESH
+# rate_ai = "{h_ai}"            # RATE_AI (the HPCC paper: 50 Mb/s)
+# min_rate = "{h_min}"           # MIN_RATE (the shipped config)
+# fast_react = {h_fr}              # FAST_REACT
+# sample_feedback = {h_sf}        # SAMPLE_FEEDBACK
+
+# Used with kind = "timely"; {PEER} §2.3 (attributes of the peer, not keys).
+# [cc.timely]
+# alpha = {t_a:?}                 # EWMA weight of the newest RTT difference
+# beta = {t_b:?}                    # multiplicative decrease
+# t_low = "{t_lo}"                 # always increase below
+# t_high = "{t_hi}"               # always decrease above
+# min_rtt = "{t_mr}"               # gradient normaliser
+# rate_ai = "{t_ai}"           # RATE_AI (run.py: 100 Mb/s at 100G)
+# rate_hai = "{t_hai}"          # RATE_HAI (5 x AI)
+# min_rate = "{t_min}"          # MIN_RATE
+
+# Used with kind = "dctcp"; {PEER} §2.3, run.py "dctcp".
+# [cc.dctcp]
+# g = {dc_g:?}                    # EWMA_GAIN (1/16)
+# rate_ai = "{dc_ai}"           # DCTCP_RATE_AI
+# min_rate = "{dc_min}"          # MIN_RATE
+
+# Used with kind = "swift"; specs/seed-002-bifrost-pfcfree.md §11 (values are rdmasim's choice after Swift).
+# [cc.swift]
+# target = "{sw_t}"                # Bifröst's base_RTT
+# beta = {sw_b:?}                    # Swift
+# max_mdf = {sw_m:?}                 # Swift
+# ai, cwnd_min: default one MTU; cwnd_max (and initial window): line rate x target
 
 [pfc]
 enabled = {pfc_on}                    # {PEER} §2.4
@@ -165,6 +199,26 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         frt = d.fast_recovery_times,
         clamp = d.clamp_target_rate,
         rofc = d.rate_on_first_cnp,
+        h_eta = h.eta,
+        h_ms = h.max_stage,
+        h_ai = h.rate_ai,
+        h_min = h.min_rate,
+        h_fr = h.fast_react,
+        h_sf = h.sample_feedback,
+        t_a = t.alpha,
+        t_b = t.beta,
+        t_lo = fmt_delta(t.t_low),
+        t_hi = fmt_delta(t.t_high),
+        t_mr = fmt_delta(t.min_rtt),
+        t_ai = t.rate_ai,
+        t_hai = t.rate_hai,
+        t_min = t.min_rate,
+        dc_g = dc.g,
+        dc_ai = dc.rate_ai,
+        dc_min = dc.min_rate,
+        sw_t = fmt_delta(sw.target),
+        sw_b = sw.beta,
+        sw_m = sw.max_mdf,
         pfc_on = n.pfc.enabled,
         quanta = DEFAULT_PFC_QUANTA,
         refresh = DEFAULT_PFC_REFRESH,
@@ -196,25 +250,49 @@ mtu = "{mtu}B"                     # payload per packet; {PEER} §2.1 PACKET_PAY
 data_header = "{hdr}B"               # {PEER} §2.1 (14 + 20 + 8 + 6)
 ack_bytes = "{ack}B"                 # {PEER} §2.1 (padded to 60 B)
 ack_high_prio = {ahp}              # {PEER} §2.2 ACK_HIGH_PRIO
+switch_ack_high_prio = {sahp}       # switches carry those ACKs in class 0 too; rdmasim's choice (the peer: false, {PEER} §2.2)
 rate_bound = {rb}                 # {PEER} §3.4 RATE_BOUND
 {window}             # fixed in-flight window; default none ({PEER} §2.2 HAS_WIN 0 for DCQCN)
 nack_interval = "{nack}"          # {PEER} §2.2 (NACK generation interval)
 ack_interval = "{acki}B"              # {PEER} §3.4 L2_ACK_INTERVAL
 chunk = "{chunk}B"                  # {PEER} §3.4 L2_CHUNK_SIZE
 back_to_zero = {btz}              # {PEER} §3.4 L2_BACK_TO_ZERO
+bdp_window = {bdpw}               # window = BDP; {PEER} §3.4 HAS_WIN (1 for HPCC/DCTCP in run.py)
+global_t = {gt}                  # base RTT/BDP = maxima over all pairs; {PEER} §3.4 GLOBAL_T
+var_win = {vw}                   # window x rate / line rate; {PEER} §3.4 VAR_WIN
+rto = "{rto}"                       # retransmission timeout or "off"; rdmasim's choice (the peer has none)
 
 [output]
 record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasim's choice
+
+# Time series (timeseries.csv, qp_rates.csv): off unless this section is
+# present; rdmasim's choices.
+# [timeseries]
+# interval = "{ts_interval}"               # one sample per interval
+# ports = "{ts_ports}"            # "all-switch" | "all" | [{{node = 20, port = 1}}, ...]
+# classes = [3]                   # default: the classes of the workload's flows
+# qp_rates = false                # also every active QP's rate
+# start = "0s"                    # first sample
+# stop = "5ms"                    # default: until the run ends
+# max_mb = {ts_max_mb:?}                  # stop sampling once the files reach about this size
 "#,
         mtu = c.mtu_payload,
         hdr = c.data_header,
         ack = c.ack_bytes,
         ahp = c.ack_high_prio,
         rb = c.rate_bound,
+        sahp = c.switch_ack_high_prio,
         nack = fmt_delta(c.nack_interval),
         acki = c.ack_interval,
         chunk = c.chunk,
         btz = c.back_to_zero,
+        ts_interval = crate::timeseries::DEFAULT_INTERVAL,
+        ts_ports = crate::timeseries::DEFAULT_PORTS,
+        ts_max_mb = crate::timeseries::DEFAULT_MAX_MB,
+        bdpw = c.bdp_window,
+        gt = c.global_t,
+        vw = c.var_win,
+        rto = c.rto.map_or("off".to_string(), fmt_delta),
     );
     align_comments(&s)
 }

@@ -8,6 +8,7 @@
 //! codes ([`ExperimentError::exit_code`]).
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+pub mod analyze;
 pub mod config;
 pub mod defaults;
 mod error;
@@ -16,6 +17,8 @@ pub mod output;
 pub mod peer_config;
 mod procstat;
 pub mod scenario;
+pub mod sweep;
+pub mod timeseries;
 
 pub use config::{build_scenario, load_config, parse_config, Config};
 pub use defaults::defaults_toml;

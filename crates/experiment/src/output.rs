@@ -14,12 +14,14 @@ use std::path::{Path, PathBuf};
 
 /// The files a run directory may hold. Only a directory holding nothing
 /// else is ever replaced.
-pub const RUN_FILES: [&str; 5] = [
+pub const RUN_FILES: [&str; 7] = [
     "flows.csv",
     "summary.json",
     "fct.txt",
     "pfc.txt",
     "config.toml",
+    "timeseries.csv",
+    "qp_rates.csv",
 ];
 
 /// What goes into a run directory.
@@ -29,6 +31,7 @@ pub(crate) struct RunFiles<'a> {
     pub(crate) completion_order: &'a [u32],
     pub(crate) pfc_log: Option<&'a [PfcLogEntry]>,
     pub(crate) config_toml: Option<&'a str>,
+    pub(crate) timeseries: Option<&'a net::monitor::TimeSeries>,
 }
 
 /// `dir` without a trailing separator or `.` parts, so a suffix lands
@@ -144,6 +147,16 @@ fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     }
     if let Some(cfg) = f.config_toml {
         write_file(&tmp.join("config.toml"), |w| w.write_all(cfg.as_bytes()))?;
+    }
+    if let Some(ts) = f.timeseries {
+        write_file(&tmp.join("timeseries.csv"), |w| {
+            crate::timeseries::write_ports_csv(ts, w)
+        })?;
+        if ts.qp_rates {
+            write_file(&tmp.join("qp_rates.csv"), |w| {
+                crate::timeseries::write_qp_csv(ts, w)
+            })?;
+        }
     }
     Ok(())
 }

@@ -9,7 +9,7 @@
 use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
 use engine::units::parse_rate;
 use engine::{Delta, InputError, Rate, Time};
-use net::cc::{CcConfig, DcqcnConfig};
+use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, TimelyConfig};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
 use std::path::{Path, PathBuf};
 
@@ -29,15 +29,8 @@ const INERT_KEYS: &[&str] = &[
     "USE_DYNAMIC_PFC_THRESHOLD",
     "TRACE_FILE",
     "TRACE_OUTPUT_FILE",
-    "DCTCP_RATE_AI",
-    "GLOBAL_T",
-    "VAR_WIN",
-    "FAST_REACT",
-    "U_TARGET",
-    "MI_THRESH",
+    // rdmasim carries exact INT values; the peer's unit only quantises them.
     "INT_MULTI",
-    "MULTI_RATE",
-    "SAMPLE_FEEDBACK",
     "PINT_LOG_BASE",
     "PINT_PROB",
     "PAUSE_TIME",
@@ -147,6 +140,14 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
         ..NetConfig::default()
     };
     let mut dcqcn = DcqcnConfig::default();
+    let mut hpcc = HpccConfig::default();
+    let mut timely = TimelyConfig::default();
+    let mut dctcp = DctcpConfig::default();
+    // Keys shared by several CC modes, applied once the mode is known.
+    let mut rate_ai = None;
+    let mut rate_hai = None;
+    let mut min_rate = None;
+    let mut ewma_gain = None;
     let mut cc_mode = None;
     let mut topo_file = None;
     let mut flow_file = None;
@@ -184,17 +185,11 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             "CC_MODE" => {
                 let m = one(l)?;
                 match m.as_str() {
-                    "1" => cc_mode = Some(1),
-                    "3" | "7" | "8" | "10" => {
-                        let name = match m.as_str() {
-                            "3" => "HPCC",
-                            "7" => "TIMELY",
-                            "8" => "DCTCP",
-                            _ => "HPCC-PINT",
-                        };
+                    "1" | "3" | "7" | "8" => cc_mode = Some(m.parse::<u32>().unwrap_or(1)),
+                    "10" => {
                         return Err(err(
                             l,
-                            format!("CC_MODE {m} ({name}) is not supported yet; this build runs CC_MODE 1 (DCQCN)"),
+                            "CC_MODE 10 (HPCC-PINT) is not supported yet; use 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP)".into(),
                         ));
                     }
                     _ => {
@@ -221,11 +216,38 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 if !(0.0..=1.0).contains(&g) || g == 0.0 {
                     return Err(err(l, "must be in (0, 1]".into()));
                 }
-                dcqcn.g = g;
+                ewma_gain = Some(g);
             }
-            "RATE_AI" => dcqcn.rate_ai = rate(l)?,
-            "RATE_HAI" => dcqcn.rate_hai = rate(l)?,
-            "MIN_RATE" => dcqcn.min_rate = rate(l)?,
+            "RATE_AI" => rate_ai = Some(rate(l)?),
+            "RATE_HAI" => rate_hai = Some(rate(l)?),
+            "MIN_RATE" => min_rate = Some(rate(l)?),
+            "DCTCP_RATE_AI" => dctcp.rate_ai = rate(l)?,
+            "U_TARGET" => {
+                let u = num(l)?;
+                if !(u > 0.0 && u <= 1.0) {
+                    return Err(err(l, "must be in (0, 1]".into()));
+                }
+                hpcc.eta = u;
+            }
+            "MI_THRESH" => {
+                let v = num(l)?;
+                if v < 0.0 || v.fract() != 0.0 {
+                    return Err(err(l, "must be a whole number ≥ 0".into()));
+                }
+                hpcc.max_stage = v as u32;
+            }
+            "FAST_REACT" => hpcc.fast_react = flag(l)?,
+            "SAMPLE_FEEDBACK" => hpcc.sample_feedback = flag(l)?,
+            "MULTI_RATE" => {
+                if flag(l)? {
+                    unsupported.push(format!(
+                        "MULTI_RATE 1 (line {}): HPCC keeps one rate per QP",
+                        l.no
+                    ));
+                }
+            }
+            "GLOBAL_T" => net.nic.global_t = flag(l)?,
+            "VAR_WIN" => net.nic.var_win = flag(l)?,
             "ERROR_RATE_PER_LINK" => {
                 let e = num(l)?;
                 if !(0.0..=1.0).contains(&e) {
@@ -284,9 +306,12 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             k => unknown.push(format!("{k} (line {})", l.no)),
         }
     }
-    if has_win {
-        unsupported.push("HAS_WIN 1: windows are not modelled yet; QPs are rate-paced only".into());
-    }
+    net.nic.bdp_window = has_win;
+    // The peer's switches carry ACKs in the flow's class whatever
+    // ACK_HIGH_PRIO says (§2.2).
+    net.nic.switch_ack_high_prio = false;
+    // The peer has no retransmission timeout (§2.2).
+    net.nic.rto = None;
     if let (Some(a), Some(b)) = qlen {
         if a < b {
             unsupported.push(
@@ -305,10 +330,31 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             "missing; the peer requires it",
         ))
     };
-    if cc_mode.is_none() {
-        return Err(missing("CC_MODE"));
-    }
-    net.cc = CcConfig::Dcqcn(dcqcn);
+    net.cc = match cc_mode.ok_or_else(|| missing("CC_MODE"))? {
+        1 => {
+            dcqcn.rate_ai = rate_ai.unwrap_or(dcqcn.rate_ai);
+            dcqcn.rate_hai = rate_hai.unwrap_or(dcqcn.rate_hai);
+            dcqcn.min_rate = min_rate.unwrap_or(dcqcn.min_rate);
+            dcqcn.g = ewma_gain.unwrap_or(dcqcn.g);
+            CcConfig::Dcqcn(dcqcn)
+        }
+        3 => {
+            hpcc.rate_ai = rate_ai.unwrap_or(hpcc.rate_ai);
+            hpcc.min_rate = min_rate.unwrap_or(hpcc.min_rate);
+            CcConfig::Hpcc(hpcc)
+        }
+        7 => {
+            timely.rate_ai = rate_ai.unwrap_or(timely.rate_ai);
+            timely.rate_hai = rate_hai.unwrap_or(timely.rate_hai);
+            timely.min_rate = min_rate.unwrap_or(timely.min_rate);
+            CcConfig::Timely(timely)
+        }
+        _ => {
+            dctcp.g = ewma_gain.unwrap_or(dctcp.g);
+            dctcp.min_rate = min_rate.unwrap_or(dctcp.min_rate);
+            CcConfig::Dctcp(dctcp)
+        }
+    };
     if let (Some((kmin, _)), Some((kmax, line)), Some((pmax, _))) = (&kmin, &kmax, &pmax) {
         let mut th = Vec::new();
         for (rate, kx) in kmax {

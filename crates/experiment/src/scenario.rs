@@ -56,6 +56,9 @@ pub struct RunOptions {
     /// Text of the TOML config the scenario came from, written to the run
     /// directory as `config.toml`.
     pub config_toml: Option<String>,
+    /// Record a time series ([`crate::timeseries`]) and write
+    /// `timeseries.csv` (and `qp_rates.csv`) into the run directory.
+    pub timeseries: Option<net::monitor::MonitorConfig>,
 }
 
 /// The outcome of a run.
@@ -71,6 +74,8 @@ pub struct RunReport {
     pub invariant_failures: Vec<String>,
     /// The run directory written, if any.
     pub out_dir: Option<PathBuf>,
+    /// Things worth saying that are not failures (a time series cut short).
+    pub notes: Vec<String>,
 }
 
 /// The contents of `summary.json`.
@@ -184,6 +189,11 @@ pub fn run_scenario(
         ))
     })?;
     sim.record_pfc(record_pfc);
+    if let Some(m) = &opts.timeseries {
+        sim.monitor(m.clone()).map_err(|e| {
+            ExperimentError::Input(InputError::at(s.name.as_str(), None, "timeseries", e))
+        })?;
+    }
 
     let show = opts.progress && !opts.quiet && std::io::stderr().is_terminal();
     let cpu0 = procstat::cpu_seconds();
@@ -197,7 +207,15 @@ pub fn run_scenario(
         _ => wall.as_secs_f64(),
     };
     let results = sim.results();
+    let timeseries = sim.take_timeseries();
     drop(sim);
+    let mut notes = Vec::new();
+    if let Some(t) = timeseries.as_ref().and_then(|ts| ts.truncated_at) {
+        notes.push(format!(
+            "the time series stopped at {} on reaching [timeseries] max_mb",
+            output::fmt_time(t)
+        ));
+    }
 
     let records = flow_records(&results);
     let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s);
@@ -210,6 +228,7 @@ pub fn run_scenario(
             completion_order: &results.completion_order,
             pfc_log: record_pfc.then_some(results.pfc_log.as_slice()),
             config_toml: opts.config_toml.as_deref(),
+            timeseries: timeseries.as_ref(),
         };
         output::write_run_dir(dir, &files)?;
     }
@@ -221,6 +240,7 @@ pub fn run_scenario(
         summary,
         invariant_failures,
         out_dir: out_dir.map(Path::to_path_buf),
+        notes,
     })
 }
 

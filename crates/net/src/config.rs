@@ -165,6 +165,13 @@ pub struct NicConfig {
     /// ACKs in class 0, never paused (the peer's `ACK_HIGH_PRIO 1`); else in
     /// the flow's class. Affects the NIC only, as in the peer.
     pub ack_high_prio: bool,
+    /// With `ack_high_prio`, switches also carry ACKs in class 0 (strict
+    /// priority, outside lossless accounting). The peer's switches ignore
+    /// `ACK_HIGH_PRIO` (§2.2): ACKs the NIC sends while paused then fill the
+    /// ingress headroom of class 3 and, under long pauses, overflow it.
+    /// `rdmasim hpcc` keeps that behaviour (false); rdmasim's default is
+    /// consistent end to end (true).
+    pub switch_ack_high_prio: bool,
     /// Pace each QP at its CC rate (`RATE_BOUND 1`); else at line rate.
     pub rate_bound: bool,
     /// ACK every this many bytes (`L2_ACK_INTERVAL`; 1 = every packet).
@@ -175,8 +182,21 @@ pub struct NicConfig {
     pub back_to_zero: bool,
     /// At most one NACK per expected sequence per this interval. Peer: 500 µs.
     pub nack_interval: Delta,
-    /// Fixed in-flight window in bytes (`HAS_WIN 1`); `None` = unbounded.
+    /// Fixed in-flight window in bytes; `None` = unbounded unless
+    /// `bdp_window`.
     pub window: Option<u64>,
+    /// Window = the BDP (`HAS_WIN 1`): the largest over all host pairs with
+    /// `global_t`, else the pair's.
+    pub bdp_window: bool,
+    /// Base RTT and BDP are the maxima over all host pairs (`GLOBAL_T 1`,
+    /// the peer's default) rather than the flow's own pair.
+    pub global_t: bool,
+    /// Scale the window by rate / line rate (`VAR_WIN`).
+    pub var_win: bool,
+    /// Retransmission timeout: with no ACK progress for this long, go back
+    /// to the first unacked byte. `None` = no timeout, as the peer (a lost
+    /// tail packet then stalls its flow). Default 1 ms (rdmasim's choice).
+    pub rto: Option<Delta>,
 }
 
 impl Default for NicConfig {
@@ -186,12 +206,17 @@ impl Default for NicConfig {
             data_header: crate::wire::PEER_DATA_HEADER_BYTES,
             ack_bytes: crate::wire::PEER_ACK_BYTES,
             ack_high_prio: true,
+            switch_ack_high_prio: true,
             rate_bound: true,
             ack_interval: 1,
             chunk: 4000,
             back_to_zero: false,
             nack_interval: Delta::from_us(500),
             window: None,
+            bdp_window: false,
+            global_t: true,
+            var_win: false,
+            rto: Some(Delta::from_ms(1)),
         }
     }
 }

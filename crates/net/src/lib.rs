@@ -11,6 +11,7 @@ pub mod config;
 pub mod fc;
 pub mod hash;
 pub mod mmu;
+pub mod monitor;
 pub mod transport;
 pub mod wire;
 

@@ -2,12 +2,16 @@
 //! strict priority, round robin over ready QPs, per-QP pacing at the CC rate
 //! (the peer's `RdmaHw` and `RdmaEgressQueue`, §2.2).
 
-use crate::cc::{AckSample, CongestionControl, TimerRequests, N_CC_TIMERS};
+use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
 use crate::fc::FlowControl;
-use crate::sim::{Event, Qp, Simulation};
+use crate::sim::{Event, Qp, Simulation, RTO_SLOT};
 use crate::transport::{GbnReceiver, RxVerdict};
-use crate::wire::{Packet, PacketKind};
-use engine::Time;
+use crate::wire::{Packet, PacketKind, NO_INT};
+use engine::{Delta, Rate, Time};
+
+/// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
+/// plus the CC's header copy (§2.1).
+const ACK_BASE_BYTES: u32 = 46;
 
 impl Simulation {
     /// Create the QP of the next flow and schedule the one after.
@@ -22,6 +26,22 @@ impl Simulation {
         let f = &self.flows[id];
         let nic_id = self.node_nic[f.src as usize];
         let nic = &mut self.nics[nic_id as usize];
+        // The peer's per-QP base RTT and window (third.cc): the maxima over
+        // all pairs with GLOBAL_T, else this pair's.
+        let (pair_rtt, pair_bw) = self.pair_rtt_bw[id];
+        let pair_bdp = (pair_rtt as u128 * pair_bw as u128 / 8_000_000_000) as u64;
+        let (rtt_ns, bdp) = self.max_rtt_bdp.unwrap_or((pair_rtt, pair_bdp));
+        let env = CcEnv {
+            line_rate: nic.line_rate,
+            base_rtt: Delta::from_ns(rtt_ns),
+            bdp,
+            mtu: self.cfg.nic.mtu_payload,
+        };
+        let base_win = match self.cfg.nic.window {
+            Some(w) => w,
+            None if self.cfg.nic.bdp_window => bdp,
+            None => 0,
+        };
         self.qps.push(Qp {
             src: f.src,
             dst: f.dst,
@@ -34,11 +54,16 @@ impl Simulation {
             snd_una: 0,
             max_sent: 0,
             next_avail: self.now,
-            cc: self.cfg.cc.build(nic.line_rate),
-            timer_version: [0; N_CC_TIMERS],
+            cc: self.cfg.cc.build(&env),
+            timer_version: [0; N_CC_TIMERS + 1],
             end: None,
             retransmitted: 0,
             nic: nic_id,
+            last_size: 0,
+            base_win,
+            rto_armed: false,
+            last_progress: self.now,
+            timeouts: 0,
         });
         self.rx.push(GbnReceiver::default());
         nic.active.push(id as u32);
@@ -81,7 +106,7 @@ impl Simulation {
             if qp.snd_nxt >= qp.size || !fc.may_send(now, qp.pg as usize) {
                 continue;
             }
-            if let Some(w) = qp.window(&self.cfg.nic) {
+            if let Some(w) = qp.window(self.cfg.nic.var_win, nic.line_rate) {
                 if qp.snd_nxt - qp.snd_una >= w {
                     continue;
                 }
@@ -102,10 +127,16 @@ impl Simulation {
         };
         nic.rr_last = idx;
         let qp_id = nic.active[idx];
+        let int = if self.cfg.cc.uses_int() {
+            self.int_alloc()
+        } else {
+            NO_INT
+        };
+        let nic = &mut self.nics[nic_id as usize];
         let cfg = &self.cfg.nic;
         let qp = &mut self.qps[qp_id as usize];
         let payload = (qp.size - qp.snd_nxt).min(u64::from(cfg.mtu_payload)) as u32;
-        let size = payload + cfg.data_header;
+        let size = payload + cfg.data_header + self.cfg.cc.header_bytes();
         let pkt = Packet {
             kind: PacketKind::Data,
             class: qp.pg,
@@ -117,6 +148,7 @@ impl Simulation {
             size,
             payload,
             flow: qp_id,
+            int,
             seq: qp.snd_nxt,
             src: qp.src,
             dst: qp.dst,
@@ -137,6 +169,23 @@ impl Simulation {
             nic.line_rate
         };
         qp.next_avail = now + rate.tx_time(u64::from(size));
+        qp.last_size = size;
+        if let Some(rto) = cfg.rto {
+            if !qp.rto_armed {
+                qp.rto_armed = true;
+                qp.last_progress = now;
+                qp.timer_version[RTO_SLOT] = qp.timer_version[RTO_SLOT].wrapping_add(1);
+                let version = qp.timer_version[RTO_SLOT];
+                self.q.push(
+                    now + rto,
+                    Event::QpTimer {
+                        qp: qp_id,
+                        slot: RTO_SLOT as u8,
+                        version,
+                    },
+                );
+            }
+        }
         Some(pkt)
     }
 
@@ -157,19 +206,34 @@ impl Simulation {
         let kind = match verdict {
             RxVerdict::Ack => PacketKind::Ack,
             RxVerdict::Nack => PacketKind::Nack,
-            RxVerdict::Silent => return,
+            RxVerdict::Silent => {
+                self.int_release(pkt.int);
+                return;
+            }
+        };
+        let nic_cfg = &self.cfg.nic;
+        let class = if nic_cfg.ack_high_prio && nic_cfg.switch_ack_high_prio {
+            0
+        } else {
+            pkt.class
         };
         let ack = Packet {
             kind,
-            class: pkt.class,
+            class,
             ecn_ce: false,
             cnp: pkt.ecn_ce,
             ingress: 0,
             pfc_class: 0,
             pfc_quanta: 0,
-            size: self.cfg.nic.ack_bytes,
+            size: self
+                .cfg
+                .nic
+                .ack_bytes
+                .max(ACK_BASE_BYTES + self.cfg.cc.header_bytes()),
             payload: 0,
             flow: pkt.flow,
+            // The ACK carries the data packet's INT back (§2.2).
+            int: pkt.int,
             seq: self.rx[flow].expected,
             src: pkt.dst,
             dst: pkt.src,
@@ -188,11 +252,13 @@ impl Simulation {
         let qp_id = pkt.flow;
         let qp = &mut self.qps[qp_id as usize];
         if qp.end.is_some() {
+            self.int_release(pkt.int);
             return;
         }
         let newly_acked = pkt.seq.saturating_sub(qp.snd_una);
         if pkt.seq > qp.snd_una {
             qp.snd_una = pkt.seq;
+            qp.last_progress = now;
         }
         if qp.snd_nxt < qp.snd_una {
             qp.snd_nxt = qp.snd_una;
@@ -208,6 +274,7 @@ impl Simulation {
                     nic.rr_last -= 1;
                 }
             }
+            self.int_release(pkt.int);
             return;
         }
         if pkt.kind == PacketKind::Nack {
@@ -219,20 +286,33 @@ impl Simulation {
             };
         }
         let mut timers = TimerRequests::default();
+        let old_rate = qp.cc.rate();
         if pkt.cnp {
             qp.cc.on_cnp(now, &mut timers);
         }
+        let int = if pkt.int == NO_INT {
+            &[][..]
+        } else {
+            self.int_pool[pkt.int as usize].hops()
+        };
         let sample = AckSample {
             seq: pkt.seq,
             newly_acked,
             rtt: now - pkt.sent_at,
             ecn_echo: pkt.cnp,
+            snd_nxt: qp.snd_nxt,
+            int,
         };
+        // The peer runs its CC on NACKs as on ACKs.
+        qp.cc.on_ack(now, &sample, &mut timers);
         if pkt.kind == PacketKind::Nack {
             qp.cc.on_nack(now, &mut timers);
-        } else {
-            qp.cc.on_ack(now, &sample, &mut timers);
         }
+        let new_rate = qp.cc.rate();
+        if new_rate != old_rate && qp.cc.shifts_pacing() {
+            qp.shift_pacing(old_rate, new_rate);
+        }
+        self.int_release(pkt.int);
         self.arm_qp_timers(qp_id, &timers);
         self.try_send(port);
     }
@@ -261,7 +341,32 @@ impl Simulation {
             return;
         }
         let mut timers = TimerRequests::default();
-        qp.cc.on_timer(now, slot, &mut timers);
+        if slot == RTO_SLOT {
+            let Some(rto) = self.cfg.nic.rto else { return };
+            let deadline = qp.last_progress + rto;
+            if now < deadline {
+                // Progress since arming: wait out the rest.
+                self.q.push(
+                    deadline,
+                    Event::QpTimer {
+                        qp: qp_id,
+                        slot: RTO_SLOT as u8,
+                        version,
+                    },
+                );
+                return;
+            }
+            qp.rto_armed = false;
+            if qp.snd_una >= qp.snd_nxt && qp.snd_nxt >= qp.size {
+                return;
+            }
+            // Timeout: go back to the first unacknowledged byte.
+            qp.timeouts += 1;
+            qp.snd_nxt = qp.snd_una;
+            qp.cc.on_timeout(now, &mut timers);
+        } else {
+            qp.cc.on_timer(now, slot, &mut timers);
+        }
         self.arm_qp_timers(qp_id, &timers);
         // A rate change may make the QP eligible sooner; the NIC re-checks.
         let port = self.nics[self.qps[qp_id as usize].nic as usize].port;
@@ -270,11 +375,29 @@ impl Simulation {
 }
 
 impl Qp {
-    /// Bytes the QP may have in flight, if bounded.
-    fn window(&self, cfg: &crate::config::NicConfig) -> Option<u64> {
-        match (cfg.window, self.cc.window()) {
+    /// Bytes the QP may have in flight, if bounded: its base window (scaled
+    /// by rate / line rate with `var_win`, peer `GetWin`) and the CC's own.
+    fn window(&self, var_win: bool, line_rate: Rate) -> Option<u64> {
+        let base = (self.base_win > 0).then(|| {
+            if var_win {
+                let w =
+                    self.base_win as u128 * self.cc.rate().bps() as u128 / line_rate.bps() as u128;
+                (w as u64).max(1)
+            } else {
+                self.base_win
+            }
+        });
+        match (base, self.cc.window()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Peer `ChangeRate`: move the next send time by the change in the last
+    /// packet's serialisation time.
+    fn shift_pacing(&mut self, old: Rate, new: Rate) {
+        let size = u64::from(self.last_size);
+        let (before, after) = (old.tx_time(size).ps(), new.tx_time(size).ps());
+        self.next_avail = Time((self.next_avail.ps() + after).saturating_sub(before));
     }
 }

@@ -12,7 +12,7 @@ use crate::config::NetConfig;
 use crate::fc::{AnyFc, FcOutbox, FlowControl, Lossy, Pfc};
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
-use crate::wire::{Packet, N_CLASSES};
+use crate::wire::{IntStack, Packet, NO_INT, N_CLASSES};
 use engine::{Delta, EventQueue, Rate, Rng, Time};
 use std::collections::VecDeque;
 use topo::{NodeKind, Topology};
@@ -36,6 +36,8 @@ pub(crate) enum Event {
     QpTimer { qp: u32, slot: u8, version: u32 },
     /// A flow-control timer of a port.
     FcTimer { port: u32, version: u32 },
+    /// A time-series sample (monitor.rs).
+    Monitor,
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);
@@ -139,11 +141,23 @@ pub(crate) struct Qp {
     pub max_sent: u64,
     pub next_avail: Time,
     pub cc: crate::cc::AnyCc,
-    pub timer_version: [u32; N_CC_TIMERS],
+    /// Versions of the CC timer slots, then the retransmission timer.
+    pub timer_version: [u32; N_CC_TIMERS + 1],
     pub end: Option<Time>,
     pub retransmitted: u64,
     pub nic: u32,
+    /// Frame bytes of the last data packet sent (for pacing shifts).
+    pub last_size: u32,
+    /// Window in bytes before rate scaling; 0 = none.
+    pub base_win: u64,
+    pub rto_armed: bool,
+    /// Last ACK progress (or the arming of the retransmission timer).
+    pub last_progress: Time,
+    pub timeouts: u32,
 }
+
+/// Timer slot of the retransmission timeout, after the CC's slots.
+pub(crate) const RTO_SLOT: usize = N_CC_TIMERS;
 
 /// A network ready to run: build it with [`Simulation::new`], then
 /// [`Simulation::run`].
@@ -165,6 +179,14 @@ pub struct Simulation {
     pub(crate) finished: usize,
     pub(crate) completion_order: Vec<u32>,
     pub(crate) ideal_fct_ns: Vec<u64>,
+    /// Per flow: the peer's base RTT (ns) and bottleneck rate (bps) of its pair.
+    pub(crate) pair_rtt_bw: Vec<(u64, u64)>,
+    /// The largest base RTT (ns) and BDP (bytes) over all host pairs, when
+    /// `global_t` needs them (the peer's maxRtt, maxBdp).
+    pub(crate) max_rtt_bdp: Option<(u64, u64)>,
+    /// INT stacks of packets in flight (HPCC), indexed by `Packet::int`.
+    pub(crate) int_pool: Vec<IntStack>,
+    pub(crate) int_free: Vec<u32>,
     pub(crate) events: u64,
     pub(crate) packet_hops: u64,
     pub(crate) outbox: FcOutbox,
@@ -174,6 +196,8 @@ pub struct Simulation {
     /// Nodes whose transmissions are logged (tests and debugging).
     pub(crate) traced: Vec<bool>,
     pub(crate) tx_log: Vec<TxLogEntry>,
+    /// Time-series sampling, when on (monitor.rs).
+    pub(crate) monitor: Option<Box<crate::monitor::Monitor>>,
     /// Next source port per (src, dst) pair.
     pub(crate) sport_next: std::collections::HashMap<(u32, u32), u16>,
 }
@@ -366,25 +390,47 @@ impl Simulation {
         // The peer's ideal ("standalone") FCT, §2.5, in integer ns as third.cc.
         let payload = u64::from(cfg.nic.mtu_payload);
         let header = u64::from(cfg.nic.data_header);
+        let pair_rtt_bw_of = |src: u32, dst: u32| {
+            let mut delay_ns = 0u64;
+            let mut tx_ns = 0u64;
+            let mut bw = u64::MAX;
+            for &li in &routes.path(topo, src, dst) {
+                let l = &topo.links[li as usize];
+                delay_ns += l.delay.ps() / 1000;
+                tx_ns += payload * 1_000_000_000 * 8 / l.rate.bps();
+                bw = bw.min(l.rate.bps());
+            }
+            (2 * delay_ns + tx_ns, bw)
+        };
         let mut ideal_fct_ns = Vec::with_capacity(flows.len());
+        let mut pair_rtt_bw = Vec::with_capacity(flows.len());
         let mut pair_cache = std::collections::HashMap::new();
         for f in &flows {
-            let (rtt, bw) = *pair_cache.entry((f.src, f.dst)).or_insert_with(|| {
-                let path = routes.path(topo, f.src, f.dst);
-                let mut delay_ns = 0u64;
-                let mut tx_ns = 0u64;
-                let mut bw = u64::MAX;
-                for &li in &path {
-                    let l = &topo.links[li as usize];
-                    delay_ns += l.delay.ps() / 1000;
-                    tx_ns += payload * 1_000_000_000 * 8 / l.rate.bps();
-                    bw = bw.min(l.rate.bps());
-                }
-                (2 * delay_ns + tx_ns, bw)
-            });
+            let (rtt, bw) = *pair_cache
+                .entry((f.src, f.dst))
+                .or_insert_with(|| pair_rtt_bw_of(f.src, f.dst));
             let total = f.size + f.size.div_ceil(payload) * header;
             ideal_fct_ns.push(rtt + (total as u128 * 8_000_000_000 / bw as u128) as u64);
+            pair_rtt_bw.push((rtt, bw));
         }
+        let needs_env = !matches!(
+            cfg.cc,
+            crate::cc::CcConfig::None | crate::cc::CcConfig::Dcqcn(_)
+        );
+        let max_rtt_bdp = (cfg.nic.global_t && (cfg.nic.bdp_window || needs_env)).then(|| {
+            let mut max_rtt = 0u64;
+            let mut max_bdp = 0u64;
+            for &s in &hosts {
+                for &d in &hosts {
+                    if s != d {
+                        let (rtt, bw) = pair_rtt_bw_of(s, d);
+                        max_rtt = max_rtt.max(rtt);
+                        max_bdp = max_bdp.max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
+                    }
+                }
+            }
+            (max_rtt, max_bdp)
+        });
 
         let mut q = EventQueue::new();
         if let Some(f) = flows.first() {
@@ -408,6 +454,10 @@ impl Simulation {
             finished: 0,
             completion_order: Vec::with_capacity(n_flows),
             ideal_fct_ns,
+            pair_rtt_bw,
+            max_rtt_bdp,
+            int_pool: Vec::new(),
+            int_free: Vec::new(),
             events: 0,
             packet_hops: 0,
             outbox: FcOutbox::default(),
@@ -417,6 +467,7 @@ impl Simulation {
             sport_next: std::collections::HashMap::new(),
             traced: vec![false; n],
             tx_log: Vec::new(),
+            monitor: None,
         })
     }
 
@@ -488,6 +539,7 @@ impl Simulation {
             }
             Event::QpTimer { qp, slot, version } => self.qp_timer(qp, slot as usize, version),
             Event::FcTimer { port, version } => self.fc_timer(port, version),
+            Event::Monitor => self.monitor_tick(),
         }
     }
 
@@ -562,6 +614,7 @@ impl Simulation {
         if p.error_rate > 0.0 && p.rng.uniform() < p.error_rate {
             let peer = p.peer as usize;
             self.ports[peer].c.corrupted += 1;
+            self.int_release(pkt.int);
             return;
         }
         let to = p.peer;
@@ -645,8 +698,66 @@ impl Simulation {
         self.try_send(port);
     }
 
+    /// A fresh, empty INT stack.
+    pub(crate) fn int_alloc(&mut self) -> u32 {
+        match self.int_free.pop() {
+            Some(h) => {
+                self.int_pool[h as usize] = IntStack::default();
+                h
+            }
+            None => {
+                self.int_pool.push(IntStack::default());
+                (self.int_pool.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Return a packet's INT stack, if it has one.
+    pub(crate) fn int_release(&mut self, h: u32) {
+        if h != NO_INT {
+            self.int_free.push(h);
+        }
+    }
+
     /// The current simulated time.
     pub fn now(&self) -> Time {
         self.now
+    }
+
+    /// Run every event up to and including time `t`, then stop with the
+    /// clock at `t` (for tests and tools that sample state as they go).
+    pub fn run_until(&mut self, t: Time) {
+        while let Some(next) = self.q.peek_time() {
+            if next > t {
+                break;
+            }
+            let (at, ev) = self.q.pop().expect("peeked");
+            self.now = at;
+            self.events += 1;
+            self.dispatch(ev);
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Bytes queued for transmission at `node`'s port `port` (all classes).
+    pub fn queue_bytes(&self, node: u32, port: u16) -> u64 {
+        self.ports
+            .iter()
+            .find(|p| p.node == node && p.local == port)
+            .map_or(0, |p| p.queue_bytes)
+    }
+
+    /// Data frames started so far by `node`'s port `port`.
+    pub fn data_frames_sent(&self, node: u32, port: u16) -> u64 {
+        self.ports
+            .iter()
+            .find(|p| p.node == node && p.local == port)
+            .map_or(0, |p| p.c.tx_data)
+    }
+
+    /// The current pacing rate of flow `flow`'s QP, if it has started.
+    pub fn qp_rate(&self, flow: u32) -> Option<engine::Rate> {
+        use crate::cc::CongestionControl;
+        self.qps.get(flow as usize).map(|q| q.cc.rate())
     }
 }

@@ -4,7 +4,7 @@
 use crate::fc::FlowControl;
 use crate::hash::{host_ip, murmur3_32};
 use crate::sim::Simulation;
-use crate::wire::{Packet, PacketKind, N_CLASSES};
+use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
 
 impl Simulation {
     /// A frame arrives at switch port `in_port`.
@@ -38,6 +38,7 @@ impl Simulation {
         if class != 0 {
             if !sw.mmu.admit(in_local, class, size) {
                 self.ports[in_port as usize].c.drops[class] += 1;
+                self.int_release(pkt.int);
                 return;
             }
             sw.mmu.enqueue_egress(out_local as usize, class, size);
@@ -106,7 +107,18 @@ impl Simulation {
             }
         }
         if pkt.kind == PacketKind::Data {
-            self.ports[port as usize].c.tx_data += 1;
+            let p = &mut self.ports[port as usize];
+            p.c.tx_data += 1;
+            if pkt.int != NO_INT {
+                // INT at dequeue (peer SwitchNotifyDequeue): tx bytes before
+                // this packet, queue bytes of the port after it left.
+                self.int_pool[pkt.int as usize].push(IntHop {
+                    ts_ns: now.ns(),
+                    tx_bytes: p.c.tx_bytes,
+                    qlen: p.queue_bytes,
+                    rate_bps: p.rate.bps(),
+                });
+            }
         }
         // The ingress may now be below XON.
         let in_port = sw.first_port + in_local as u32;

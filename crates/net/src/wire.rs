@@ -16,6 +16,51 @@ pub const PFC_FRAME_BYTES: u32 = 64;
 /// Number of priority classes per port (IEEE 802.1Q).
 pub const N_CLASSES: usize = 8;
 
+/// Maximum INT hops a packet carries (the peer's `IntHeader::maxHop`, §2.3).
+pub const MAX_INT_HOPS: usize = 5;
+
+/// "No INT stack" in [`Packet::int`].
+pub const NO_INT: u32 = u32::MAX;
+
+/// One switch egress's in-band telemetry record, stamped at dequeue (HPCC,
+/// `specs/peer-hpcc-ns3.md` §2.3). rdmasim keeps exact values; the peer
+/// quantises them (24-bit ns timestamp, 128 B units of tx bytes, 80 B units
+/// of queue length) and unwraps the differences.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntHop {
+    /// Dequeue time, ns.
+    pub ts_ns: u64,
+    /// Bytes the port had sent before this packet.
+    pub tx_bytes: u64,
+    /// Bytes queued at the port, all classes, after this packet left.
+    pub qlen: u64,
+    /// Port line rate.
+    pub rate_bps: u64,
+}
+
+/// The INT records of one packet.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntStack {
+    /// Hops recorded.
+    pub n: u8,
+    /// The records, first hop first.
+    pub hops: [IntHop; MAX_INT_HOPS],
+}
+
+impl IntStack {
+    /// Record one more hop; beyond [`MAX_INT_HOPS`] the peer stops recording.
+    pub fn push(&mut self, h: IntHop) {
+        if (self.n as usize) < MAX_INT_HOPS {
+            self.hops[self.n as usize] = h;
+            self.n += 1;
+        }
+    }
+    /// The recorded hops.
+    pub fn hops(&self) -> &[IntHop] {
+        &self.hops[..self.n as usize]
+    }
+}
+
 /// What a frame is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
@@ -54,6 +99,10 @@ pub struct Packet {
     pub payload: u32,
     /// Flow (= QP) this frame belongs to.
     pub flow: u32,
+    /// Handle of this packet's INT stack in the simulation's side table, or
+    /// [`NO_INT`]. INT lives outside the packet so packets stay small when
+    /// it is off (DESIGN §3).
+    pub int: u32,
     /// Data: byte offset of the payload. ACK/NACK: next expected byte.
     pub seq: u64,
     /// Source node (for an ACK: the data receiver).
@@ -84,6 +133,7 @@ impl Packet {
             size: PFC_FRAME_BYTES,
             payload: 0,
             flow: u32::MAX,
+            int: NO_INT,
             seq: 0,
             src: u32::MAX,
             dst: u32::MAX,

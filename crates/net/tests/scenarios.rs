@@ -211,3 +211,70 @@ fn same_seed_same_results() {
     assert_eq!(a.events, b.events);
     assert_eq!(a.ports, b.ports);
 }
+
+/// With random loss, go-back-N plus the retransmission timeout finishes
+/// every flow; without the timeout (the peer's behaviour) a lost tail
+/// packet stalls its flow for good.
+#[test]
+fn retransmission_timeout_finishes_lossy_runs() {
+    let topo = topo::star(5, Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let flows: Vec<_> = (0..40)
+        .map(|i| flow(i, 1 + i % 4, 0, 20_000, Time::from_ns(u64::from(i) * 3_000)))
+        .collect();
+    // A lossy fabric (PFC off: a corrupted XON would otherwise pause a
+    // port for good), stopped at 50 ms in case a flow stalls.
+    let mut lossy = NetConfig {
+        error_rate_per_link: 0.02,
+        stop_time: Some(Time::from_ns(50_000_000)),
+        ..NetConfig::default()
+    };
+    lossy.pfc.enabled = false;
+    let r = run(&topo, flows.clone(), lossy.clone());
+    assert!(r.corrupted() > 0);
+    assert_eq!(r.unfinished(), 0);
+    assert!(r.flows.iter().any(|f| f.retransmitted > 0));
+
+    let mut no_rto = lossy;
+    no_rto.nic.rto = None;
+    let r = run(&topo, flows, no_rto);
+    assert!(
+        r.unfinished() > 0,
+        "some tail loss should stall a flow without RTO"
+    );
+}
+
+/// Regression: with `ack_high_prio`, a paused host still sends ACKs. If the
+/// switches count those ACKs in the paused class (the peer's behaviour,
+/// §2.2) long pauses overflow the ingress headroom; rdmasim's default
+/// carries them in class 0 at the switches too and stays lossless.
+#[test]
+fn high_priority_acks_do_not_overflow_headroom() {
+    let topo = topo::fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let spec = workload::PoissonSpec {
+        hosts: topo.hosts(),
+        host_rate: Rate::gbps(100),
+        load: 0.6,
+        cdf: workload::SizeCdf::websearch(),
+        start: Time::ZERO,
+        duration: Delta::from_ms(5),
+        seed: 1,
+        pg: 3,
+        dport: 100,
+    };
+    let flows = workload::poisson(&spec).unwrap();
+    let cfg = NetConfig {
+        stop_time: Some(Time::from_ns(1_000_000_000)),
+        ..NetConfig::default()
+    };
+    let r = run(&topo, flows.clone(), cfg.clone());
+    assert!(r.pause_frames() > 0);
+    assert_eq!(r.drops(), 0);
+
+    let mut peer = cfg;
+    peer.nic.switch_ack_high_prio = false;
+    let r = run(&topo, flows, peer);
+    assert!(
+        r.drops() > 0,
+        "the peer's ACK accounting drops under long pauses"
+    );
+}

@@ -168,6 +168,12 @@ impl CongestionControl for Dcqcn {
         Rate(self.rc)
     }
 
+    /// The peer's Mellanox DCQCN assigns the rate directly, without
+    /// `ChangeRate`'s pacing shift.
+    fn shifts_pacing(&self) -> bool {
+        false
+    }
+
     /// Peer `cnp_received_mlx`.
     fn on_cnp(&mut self, now: Time, t: &mut TimerRequests) {
         self.catch_up_alpha(now);

@@ -9,11 +9,20 @@
 //! Adding a scheme: a file here, a variant in [`AnyCc`] and [`CcConfig`].
 
 mod dcqcn;
+mod dctcp;
+mod hpcc;
 mod none;
+mod swift;
+mod timely;
 
 pub use dcqcn::{Dcqcn, DcqcnConfig};
+pub use dctcp::{Dctcp, DctcpConfig};
+pub use hpcc::{Hpcc, HpccConfig};
 pub use none::LineRate;
+pub use swift::{Swift, SwiftConfig};
+pub use timely::{Timely, TimelyConfig};
 
+use crate::wire::IntHop;
 use engine::{Delta, Rate, Time};
 
 /// Timer slots a controller may use (index into [`TimerRequests`]).
@@ -33,35 +42,66 @@ impl TimerRequests {
     }
 }
 
-/// One acknowledgement as the sender sees it.
+/// What a controller knows about its QP's path when it is created.
 #[derive(Clone, Copy, Debug)]
-pub struct AckSample {
+pub struct CcEnv {
+    /// The NIC's line rate: every QP starts there (the peer, §2.3).
+    pub line_rate: Rate,
+    /// Base RTT the scheme uses (the peer's maxRtt with `GLOBAL_T 1`, else
+    /// the pair's base RTT, §2.5).
+    pub base_rtt: Delta,
+    /// Bandwidth-delay product matching `base_rtt`, bytes (the peer's
+    /// maxBdp or the pair's BDP).
+    pub bdp: u64,
+    /// Payload bytes per packet.
+    pub mtu: u32,
+}
+
+/// One acknowledgement (or NACK) as the sender sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample<'a> {
     /// Cumulative: next byte the receiver expects.
     pub seq: u64,
     /// Bytes newly acknowledged by this ACK.
     pub newly_acked: u64,
-    /// Round-trip time of the packet that triggered this ACK.
+    /// Round-trip time of the data packet that triggered this ACK (its send
+    /// time is echoed back; the TIMELY timestamp of the peer).
     pub rtt: Delta,
     /// Whether the receiver echoed ECN-CE (the peer's CNP flag).
     pub ecn_echo: bool,
+    /// The sender's next sequence to send when the ACK arrives.
+    pub snd_nxt: u64,
+    /// In-band telemetry copied from the data packet, one entry per switch
+    /// egress on its path (HPCC); empty when INT is off.
+    pub int: &'a [IntHop],
 }
 
 /// What every congestion controller can be told and asked.
 ///
-/// Every hook has a no-op default, as in smoltcp's `Controller`.
+/// Every hook has a no-op default, as in smoltcp's `Controller`. ACKs carry
+/// the RTT sample and the INT stack ([`AckSample`]); NACKs are delivered to
+/// both `on_ack` (the peer runs its CC on them) and `on_nack`.
 pub trait CongestionControl {
     /// Current pacing rate.
     fn rate(&self) -> Rate;
-    /// Current window in bytes, if the scheme limits bytes in flight.
+    /// The scheme's own window in bytes, if it limits bytes in flight.
     fn window(&self) -> Option<u64> {
         None
     }
-    /// An ACK arrived.
-    fn on_ack(&mut self, _now: Time, _ack: &AckSample, _t: &mut TimerRequests) {}
+    /// Whether a rate change shifts the QP's next send time by the change in
+    /// the last packet's serialisation time (the peer's `ChangeRate`, used by
+    /// every scheme but DCQCN).
+    fn shifts_pacing(&self) -> bool {
+        true
+    }
+    /// An ACK (or NACK) arrived.
+    fn on_ack(&mut self, _now: Time, _ack: &AckSample<'_>, _t: &mut TimerRequests) {}
     /// A NACK arrived (a loss was detected at the receiver).
     fn on_nack(&mut self, _now: Time, _t: &mut TimerRequests) {}
     /// A congestion notification arrived (CNP, or an ACK with ECN echo).
     fn on_cnp(&mut self, _now: Time, _t: &mut TimerRequests) {}
+    /// The retransmission timer expired.
+    fn on_timeout(&mut self, _now: Time, _t: &mut TimerRequests) {}
     /// A timer armed through [`TimerRequests`] fired.
     fn on_timer(&mut self, _now: Time, _slot: usize, _t: &mut TimerRequests) {}
     /// A data packet of `bytes` (frame) left the NIC.
@@ -76,6 +116,14 @@ pub enum CcConfig {
     None,
     /// DCQCN, the peer's Mellanox flavour (`CC_MODE 1`).
     Dcqcn(DcqcnConfig),
+    /// HPCC (`CC_MODE 3`).
+    Hpcc(HpccConfig),
+    /// TIMELY (`CC_MODE 7`).
+    Timely(TimelyConfig),
+    /// The peer's rate-based DCTCP (`CC_MODE 8`).
+    Dctcp(DctcpConfig),
+    /// Swift-like RTT AIMD on a window (Bifröst's CC).
+    Swift(SwiftConfig),
 }
 
 impl CcConfig {
@@ -84,18 +132,40 @@ impl CcConfig {
         match self {
             CcConfig::None => "none",
             CcConfig::Dcqcn(_) => "dcqcn",
+            CcConfig::Hpcc(_) => "hpcc",
+            CcConfig::Timely(_) => "timely",
+            CcConfig::Dctcp(_) => "dctcp",
+            CcConfig::Swift(_) => "swift",
         }
     }
-    /// A fresh controller for a QP on a NIC of `line_rate`.
-    pub fn build(&self, line_rate: Rate) -> AnyCc {
+    /// A fresh controller for a QP.
+    pub fn build(&self, env: &CcEnv) -> AnyCc {
         match self {
-            CcConfig::None => AnyCc::None(LineRate::new(line_rate)),
-            CcConfig::Dcqcn(c) => AnyCc::Dcqcn(Dcqcn::new(c.clone(), line_rate)),
+            CcConfig::None => AnyCc::None(LineRate::new(env.line_rate)),
+            CcConfig::Dcqcn(c) => AnyCc::Dcqcn(Dcqcn::new(c.clone(), env.line_rate)),
+            CcConfig::Hpcc(c) => AnyCc::Hpcc(Hpcc::new(c.clone(), env)),
+            CcConfig::Timely(c) => AnyCc::Timely(Timely::new(c.clone(), env)),
+            CcConfig::Dctcp(c) => AnyCc::Dctcp(Dctcp::new(c.clone(), env)),
+            CcConfig::Swift(c) => AnyCc::Swift(Swift::new(c.clone(), env)),
         }
     }
     /// Whether switches should mark ECN for this scheme to work.
     pub fn uses_ecn(&self) -> bool {
-        matches!(self, CcConfig::Dcqcn(_))
+        matches!(self, CcConfig::Dcqcn(_) | CcConfig::Dctcp(_))
+    }
+    /// Whether switches stamp INT on data packets (HPCC).
+    pub fn uses_int(&self) -> bool {
+        matches!(self, CcConfig::Hpcc(_))
+    }
+    /// Bytes of the scheme's header on each data packet beyond the base
+    /// headers (§2.1: HPCC's INT 42 B = 5 hops × 8 B + 2 B, TIMELY's 8 B
+    /// timestamp). ACKs carry the same header, padded to the 60 B minimum.
+    pub fn header_bytes(&self) -> u32 {
+        match self {
+            CcConfig::Hpcc(_) => 42,
+            CcConfig::Timely(_) => 8,
+            _ => 0,
+        }
     }
 }
 
@@ -107,6 +177,14 @@ pub enum AnyCc {
     None(LineRate),
     /// DCQCN.
     Dcqcn(Dcqcn),
+    /// HPCC.
+    Hpcc(Hpcc),
+    /// TIMELY.
+    Timely(Timely),
+    /// DCTCP.
+    Dctcp(Dctcp),
+    /// Swift-like.
+    Swift(Swift),
 }
 
 macro_rules! each {
@@ -114,6 +192,10 @@ macro_rules! each {
         match $self {
             AnyCc::None($c) => $e,
             AnyCc::Dcqcn($c) => $e,
+            AnyCc::Hpcc($c) => $e,
+            AnyCc::Timely($c) => $e,
+            AnyCc::Dctcp($c) => $e,
+            AnyCc::Swift($c) => $e,
         }
     };
 }
@@ -127,8 +209,15 @@ impl CongestionControl for AnyCc {
     fn window(&self) -> Option<u64> {
         each!(self, c => c.window())
     }
-    fn on_ack(&mut self, now: Time, ack: &AckSample, t: &mut TimerRequests) {
+    #[inline]
+    fn shifts_pacing(&self) -> bool {
+        each!(self, c => c.shifts_pacing())
+    }
+    fn on_ack(&mut self, now: Time, ack: &AckSample<'_>, t: &mut TimerRequests) {
         each!(self, c => c.on_ack(now, ack, t))
+    }
+    fn on_timeout(&mut self, now: Time, t: &mut TimerRequests) {
+        each!(self, c => c.on_timeout(now, t))
     }
     fn on_nack(&mut self, now: Time, t: &mut TimerRequests) {
         each!(self, c => c.on_nack(now, t))

@@ -2,7 +2,7 @@
 //!
 //! In order: advance and ACK. A gap: NACK carrying the expected sequence, at
 //! most once per `nack_interval` for the same expected value. Duplicate:
-//! ignore. The sender answers a NACK by going back to its first unacked byte.
+//! ignore (the peer), or re-ACK when retransmission timeouts are on. The sender answers a NACK by going back to its first unacked byte.
 
 use crate::config::NicConfig;
 use engine::Time;
@@ -55,6 +55,12 @@ impl GbnReceiver {
             } else {
                 RxVerdict::Silent
             }
+        } else if cfg.rto.is_some() {
+            // A duplicate: the sender timed out, so our ACK was probably
+            // lost. Re-ACK, as an InfiniBand responder does for duplicate
+            // requests; otherwise a lost last ACK stalls the flow for good.
+            // Without a timeout (the peer) duplicates are ignored.
+            RxVerdict::Ack
         } else {
             RxVerdict::Silent
         }
@@ -78,8 +84,14 @@ mod tests {
         // After the NACK interval the same gap is NACKed again.
         let later = t + cfg.nack_interval;
         assert_eq!(r.on_data(later, 4000, 1000, &cfg), RxVerdict::Nack);
-        // Duplicate of an old packet: ignored.
-        assert_eq!(r.on_data(later, 0, 1000, &cfg), RxVerdict::Silent);
+        // Duplicate of an old packet: re-ACKed when the sender has a
+        // timeout, ignored as in the peer when it has none.
+        assert_eq!(r.on_data(later, 0, 1000, &cfg), RxVerdict::Ack);
+        let peer = NicConfig {
+            rto: None,
+            ..NicConfig::default()
+        };
+        assert_eq!(r.on_data(later, 0, 1000, &peer), RxVerdict::Silent);
         assert_eq!(r.on_data(later, 1000, 1000, &cfg), RxVerdict::Ack);
         assert_eq!(r.expected, 2000);
     }

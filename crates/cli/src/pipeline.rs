@@ -1,0 +1,314 @@
+//! The experiment-pipeline subcommands: `sweep`, `analyze` and `plot`.
+//! Argument parsing and printing only; the work is in
+//! `experiment::{sweep, analyze}` and the `plot` crate.
+
+use crate::Failure;
+use clap::{Args, Subcommand};
+use experiment::analyze::{self, AnalyzeOptions, Class};
+use experiment::sweep::{self, RunStatus, SweepOptions};
+use experiment::ExperimentError;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `rdmasim sweep`.
+#[derive(Debug, Args)]
+pub(crate) struct SweepArgs {
+    /// The sweep file: base = "CONFIG.toml", name = "...", [axes] "key" = [values].
+    file: PathBuf,
+    /// Runs at once [default: the machine's cores].
+    #[arg(long, short, value_name = "N")]
+    jobs: Option<usize>,
+    /// The sweep's directory [default: runs/<name>].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Show no progress.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub(crate) fn sweep(a: SweepArgs) -> Result<u8, Failure> {
+    if a.jobs == Some(0) {
+        return Err(bad("--jobs", "must be at least 1").into());
+    }
+    let opts = SweepOptions {
+        jobs: a.jobs,
+        out: a.out,
+        quiet: a.quiet,
+    };
+    let report = sweep::run_sweep(&a.file, &opts)?;
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{}", sweep::describe(&report))?;
+    for (name, st) in &report.runs {
+        match st {
+            RunStatus::Invariants(w) => {
+                for w in w {
+                    eprintln!("rdmasim: warning: {name}: {w}");
+                }
+            }
+            RunStatus::Failed(e) => eprintln!("rdmasim: {name}: {e}"),
+            _ => {}
+        }
+    }
+    Ok(report.exit_code())
+}
+
+/// Which flows to keep, shared by `analyze` and the flow plots.
+#[derive(Debug, Args)]
+pub(crate) struct FlowFilter {
+    /// Flow class: normal (dport 100), incast (dport 200) or all.
+    #[arg(long, default_value = "all", value_name = "CLASS")]
+    class: String,
+    /// Keep flows completed in [START, END): e.g. 0,5ms or ,2000000 (ns);
+    /// END is the peer script's -T.
+    #[arg(long, value_name = "START,END", allow_hyphen_values = true)]
+    window: Option<String>,
+    /// Peer buckets: this percent of the flows each.
+    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+    step: f64,
+}
+
+fn bad(what: &str, msg: impl Into<String>) -> ExperimentError {
+    ExperimentError::Input(engine::InputError::at("<command line>", None, what, msg))
+}
+
+impl FlowFilter {
+    fn options(&self) -> Result<AnalyzeOptions, ExperimentError> {
+        let class = Class::parse(&self.class).ok_or_else(|| {
+            bad(
+                "--class",
+                format!("'{}' is not normal, incast or all", self.class),
+            )
+        })?;
+        if !(self.step.is_finite() && self.step > 0.0 && self.step <= 100.0) {
+            return Err(bad("--step", format!("{} must be in (0, 100]", self.step)));
+        }
+        let (from_ns, until_ns) = match &self.window {
+            Some(w) => analyze::parse_window(w).map_err(|m| bad("--window", m))?,
+            None => (None, None),
+        };
+        Ok(AnalyzeOptions {
+            step: self.step,
+            class,
+            from_ns,
+            until_ns,
+            ..AnalyzeOptions::default()
+        })
+    }
+}
+
+/// `rdmasim analyze`.
+#[derive(Debug, Args)]
+pub(crate) struct AnalyzeArgs {
+    /// Run directories (or flows.csv files); the first is the baseline.
+    #[arg(required = true, value_name = "RUN_DIR")]
+    runs: Vec<PathBuf>,
+    #[command(flatten)]
+    filter: FlowFilter,
+    /// Also write every table as one CSV.
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+pub(crate) fn analyze(a: AnalyzeArgs) -> Result<u8, Failure> {
+    let o = a.filter.options()?;
+    let runs = analyze::analyze_runs(&a.runs, &o)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(analyze::render(&runs, &o).as_bytes())?;
+    if let Some(path) = &a.out {
+        let mut buf = Vec::new();
+        analyze::write_csv(&runs, &o, &mut buf).map_err(|e| ExperimentError::io(path, e))?;
+        std::fs::write(path, buf).map_err(|e| ExperimentError::io(path, e))?;
+        writeln!(out, "\nwritten: {}", path.display())?;
+    }
+    Ok(0)
+}
+
+/// `rdmasim plot`.
+#[derive(Debug, Args)]
+pub(crate) struct PlotArgs {
+    #[command(subcommand)]
+    kind: PlotKind,
+}
+
+/// Options of every figure.
+#[derive(Debug, Args)]
+struct FigureArgs {
+    /// The figure file: .svg or .png [default: <kind>.svg].
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Legend names, comma-separated, one per run [default: from the directory names].
+    #[arg(long, value_name = "A,B,...")]
+    labels: Option<String>,
+    /// Title.
+    #[arg(long)]
+    title: Option<String>,
+    /// Width x height in pixels.
+    #[arg(long, default_value = "1000x620", value_name = "WxH")]
+    size: String,
+}
+
+/// A port of the time series.
+#[derive(Debug, Args)]
+struct PortArgs {
+    /// Node id.
+    #[arg(long)]
+    node: u32,
+    /// Local port (link order, from 0).
+    #[arg(long)]
+    port: u16,
+}
+
+#[derive(Debug, Subcommand)]
+enum PlotKind {
+    /// p50 and p99 slowdown against flow size (the peer's buckets), one colour per run.
+    Slowdown {
+        /// Run directories (or flows.csv files).
+        #[arg(required = true, value_name = "RUN_DIR")]
+        runs: Vec<PathBuf>,
+        #[command(flatten)]
+        filter: FlowFilter,
+        #[command(flatten)]
+        fig: FigureArgs,
+    },
+    /// CDF of flow completion time (or slowdown), one line per run.
+    Cdf {
+        /// Run directories (or flows.csv files).
+        #[arg(required = true, value_name = "RUN_DIR")]
+        runs: Vec<PathBuf>,
+        /// Plot the CDF of slowdown instead of FCT.
+        #[arg(long)]
+        slowdown: bool,
+        #[command(flatten)]
+        filter: FlowFilter,
+        #[command(flatten)]
+        fig: FigureArgs,
+    },
+    /// One port's egress queue over time (needs a [timeseries] run).
+    Queue {
+        /// Run directories.
+        #[arg(required = true, value_name = "RUN_DIR")]
+        runs: Vec<PathBuf>,
+        #[command(flatten)]
+        port: PortArgs,
+        /// Only this class [default: every recorded class].
+        #[arg(long)]
+        class: Option<u8>,
+        #[command(flatten)]
+        fig: FigureArgs,
+    },
+    /// One port's sending rate over time (needs a [timeseries] run).
+    Throughput {
+        /// Run directories.
+        #[arg(required = true, value_name = "RUN_DIR")]
+        runs: Vec<PathBuf>,
+        #[command(flatten)]
+        port: PortArgs,
+        #[command(flatten)]
+        fig: FigureArgs,
+    },
+    /// When ports were PFC-paused (needs a [timeseries] run).
+    Pause {
+        /// The run directory.
+        run: PathBuf,
+        /// Only this node's ports.
+        #[arg(long)]
+        node: Option<u32>,
+        /// Show at most this many (port, class) rows, the most paused.
+        #[arg(long, default_value_t = 24)]
+        rows: usize,
+        #[command(flatten)]
+        fig: FigureArgs,
+    },
+}
+
+impl FigureArgs {
+    fn common(&self, kind: &str) -> Result<plot::Common, ExperimentError> {
+        let size = self
+            .size
+            .split_once(['x', 'X'])
+            .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+            .filter(|&(w, h): &(u32, u32)| {
+                (100..=10_000).contains(&w) && (100..=10_000).contains(&h)
+            })
+            .ok_or_else(|| {
+                bad(
+                    "--size",
+                    format!("'{}' is not WxH, e.g. 1000x620", self.size),
+                )
+            })?;
+        Ok(plot::Common {
+            out: self
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("{kind}.svg"))),
+            labels: self
+                .labels
+                .as_ref()
+                .map(|l| l.split(',').map(|s| s.trim().to_string()).collect()),
+            title: self.title.clone(),
+            size,
+        })
+    }
+}
+
+pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
+    let c = match a.kind {
+        PlotKind::Slowdown { runs, filter, fig } => {
+            let c = fig.common("slowdown")?;
+            plot::slowdown(&runs, &filter.options()?, &c)?;
+            c
+        }
+        PlotKind::Cdf {
+            runs,
+            slowdown,
+            filter,
+            fig,
+        } => {
+            let c = fig.common("cdf")?;
+            let of = if slowdown {
+                plot::CdfOf::Slowdown
+            } else {
+                plot::CdfOf::Fct
+            };
+            plot::cdf(&runs, of, &filter.options()?, &c)?;
+            c
+        }
+        PlotKind::Queue {
+            runs,
+            port,
+            class,
+            fig,
+        } => {
+            let c = fig.common("queue")?;
+            let sel = plot::PortSel {
+                node: port.node,
+                port: port.port,
+                class,
+            };
+            plot::queue(&runs, sel, &c)?;
+            c
+        }
+        PlotKind::Throughput { runs, port, fig } => {
+            let c = fig.common("throughput")?;
+            let sel = plot::PortSel {
+                node: port.node,
+                port: port.port,
+                class: None,
+            };
+            plot::throughput(&runs, sel, &c)?;
+            c
+        }
+        PlotKind::Pause {
+            run,
+            node,
+            rows,
+            fig,
+        } => {
+            let c = fig.common("pause")?;
+            plot::pause(&run, node, rows, &c)?;
+            c
+        }
+    };
+    writeln!(std::io::stdout().lock(), "written: {}", c.out.display())?;
+    Ok(0)
+}

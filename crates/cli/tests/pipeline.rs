@@ -1,0 +1,335 @@
+//! The experiment pipeline end to end: a sweep killed part way and started
+//! again, then `analyze` and `plot` on its runs, and a run with a time
+//! series. Each test works in its own directory under the system temp dir.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn workdir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rdmasim-pipe-{test}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rdmasim(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the rdmasim binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A star of 8 hosts under 6 ms of Poisson traffic: a run takes a few
+/// hundred milliseconds at most.
+const BASE: &str = r#"[topology]
+kind = "star"
+hosts = 8
+
+[workload]
+kind = "poisson"
+load = 0.3
+duration = "6ms"
+
+[cc]
+kind = "dcqcn"
+"#;
+
+const SWEEP: &str = r#"base = "base.toml"
+name = "grid"
+
+[axes]
+"run.seed" = [1, 2]
+"workload.load" = [0.3, 0.5]
+"cc.kind" = ["dcqcn", "none"]
+"#;
+
+fn sweep_dir(dir: &Path) -> PathBuf {
+    dir.join("runs/grid")
+}
+
+/// Complete run directories (a summary inside, not a temporary name).
+fn complete_runs(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(sweep_dir(dir))
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .filter(|e| e.path().join("summary.json").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.contains(".tmp-") && !n.contains(".old-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// (starts, dones) per run in sweep.log.
+fn log_counts(dir: &Path) -> BTreeMap<String, (usize, usize)> {
+    let log = fs::read_to_string(sweep_dir(dir).join("sweep.log")).unwrap();
+    let mut m: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for line in log.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let e = m.entry(f[2].to_string()).or_default();
+        match f[1] {
+            "start" => e.0 += 1,
+            "done" => e.1 += 1,
+            other => panic!("unexpected log line kind {other}: {log}"),
+        }
+    }
+    m
+}
+
+#[test]
+fn a_killed_sweep_resumes_without_running_anything_twice() {
+    let dir = workdir("resume");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    fs::write(dir.join("grid.toml"), SWEEP).unwrap();
+
+    // Run one at a time; kill -9 as soon as the first run is complete.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(["sweep", "grid.toml", "--jobs", "1", "--quiet"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while complete_runs(&dir).is_empty() {
+        assert!(child.try_wait().unwrap().is_none(), "the sweep ended early");
+        assert!(t0.elapsed() < Duration::from_secs(60), "no run finished");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = complete_runs(&dir);
+    assert!(
+        !before.is_empty() && before.len() < 8,
+        "killed after {} runs",
+        before.len()
+    );
+    let summaries: Vec<(String, Vec<u8>, std::time::SystemTime)> = before
+        .iter()
+        .map(|r| {
+            let p = sweep_dir(&dir).join(r).join("summary.json");
+            (
+                r.clone(),
+                fs::read(&p).unwrap(),
+                fs::metadata(&p).unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    // What a run killed while writing leaves: a half-written temporary
+    // directory (and the killed sweep's lock file is still there).
+    let stale = sweep_dir(&dir).join("cc.kind=none,run.seed=2,workload.load=0.5.tmp-99999999");
+    fs::create_dir_all(&stale).unwrap();
+    fs::write(stale.join("flows.csv"), "id,src\n0,").unwrap();
+    assert!(sweep_dir(&dir).join(".sweep.lock").exists());
+
+    let out = rdmasim(&dir, &["sweep", "grid.toml", "--jobs", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "grid: 8 runs ({} ran, {} already done)",
+            8 - before.len(),
+            before.len()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains("removed 1 unfinished"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Every run is complete; nothing temporary is left.
+    let after = complete_runs(&dir);
+    assert_eq!(after.len(), 8, "{after:?}");
+    for r in &after {
+        let d = sweep_dir(&dir).join(r);
+        for f in ["flows.csv", "summary.json", "fct.txt", "config.toml"] {
+            assert!(d.join(f).is_file(), "{r}/{f}");
+        }
+    }
+    let names: Vec<String> = fs::read_dir(sweep_dir(&dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains(".tmp-") && n != ".sweep.lock"),
+        "{names:?}"
+    );
+    assert!(names.contains(&"cc.kind=dcqcn,run.seed=1,workload.load=0.3".to_string()));
+
+    // None ran twice: one "done" per run; runs finished before the kill
+    // were never started again and their files are untouched.
+    let counts = log_counts(&dir);
+    assert_eq!(counts.len(), 8, "{counts:?}");
+    for (r, (starts, dones)) in &counts {
+        assert_eq!(*dones, 1, "{r}: {counts:?}");
+        assert!(*starts >= 1, "{r}");
+    }
+    for (r, bytes, mtime) in &summaries {
+        assert_eq!(counts[r].0, 1, "{r} started again: {counts:?}");
+        let p = sweep_dir(&dir).join(r).join("summary.json");
+        assert_eq!(&fs::read(&p).unwrap(), bytes);
+        assert_eq!(&fs::metadata(&p).unwrap().modified().unwrap(), mtime);
+    }
+
+    // index.csv: one row per run, axis values and key numbers.
+    let index = fs::read_to_string(sweep_dir(&dir).join("index.csv")).unwrap();
+    let lines: Vec<&str> = index.lines().collect();
+    assert_eq!(lines.len(), 9, "{index}");
+    assert!(
+        lines[0].starts_with("run,cc.kind,run.seed,workload.load,status,flows,finished,"),
+        "{index}"
+    );
+    assert!(
+        lines[1].starts_with("\"cc.kind=dcqcn,run.seed=1,workload.load=0.3\",dcqcn,1,0.3,ok,"),
+        "{index}"
+    );
+    assert!(lines[1..].iter().all(|l| l.contains(",ok,")), "{index}");
+
+    // A third start has nothing to do.
+    let out = rdmasim(&dir, &["sweep", "grid.toml", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(0 ran, 8 already done)"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(log_counts(&dir), counts);
+
+    // analyze and plot on two of the runs.
+    let a = "runs/grid/cc.kind=dcqcn,run.seed=1,workload.load=0.5";
+    let b = "runs/grid/cc.kind=none,run.seed=1,workload.load=0.5";
+    let out = rdmasim(&dir, &["analyze", a, b, "--step", "10", "--out", "an.csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("A = cc.kind=dcqcn ("), "{stdout}");
+    assert!(stdout.contains("B = cc.kind=none ("), "{stdout}");
+    assert!(
+        stdout.contains("peer's buckets (10% of the flows each"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("%)"), "{stdout}");
+    let csv = fs::read_to_string(dir.join("an.csv")).unwrap();
+    assert!(csv.starts_with("run,path,table,bucket,"), "{csv}");
+    assert_eq!(
+        csv.lines().filter(|l| l.contains(",peer,")).count(),
+        20,
+        "{csv}"
+    );
+
+    for (kind, file) in [("slowdown", "s.png"), ("cdf", "c.svg")] {
+        let out = rdmasim(&dir, &["plot", kind, a, b, "-o", file]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(fs::metadata(dir.join(file)).unwrap().len() > 1000);
+    }
+    let png = fs::read(dir.join("s.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let svg = fs::read_to_string(dir.join("c.svg")).unwrap();
+    assert!(svg.contains("cc.kind=none") && svg.contains("Flow completion time (us)"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sweep_errors_name_the_sweep_file_line() {
+    let dir = workdir("sweep-errors");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    fs::write(
+        dir.join("bad.toml"),
+        SWEEP.replace("\"workload.load\"", "\"workload.lod\""),
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["sweep", "bad.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = text(&out.stderr);
+    assert!(
+        e.starts_with("rdmasim: bad.toml:6: axes.\"workload.lod\": unknown key"),
+        "{e}"
+    );
+    assert!(!dir.join("runs").exists(), "nothing ran");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_time_series_run_and_its_plots() {
+    let dir = workdir("timeseries");
+    fs::write(
+        dir.join("incast.toml"),
+        r#"[topology]
+kind = "star"
+hosts = 5
+
+[workload]
+kind = "incast"
+senders_count = 4
+receiver = 4
+size = "200KB"
+
+[timeseries]
+interval = "1us"
+qp_rates = true
+"#,
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["run", "incast.toml", "--out", "r", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ts = fs::read_to_string(dir.join("r/timeseries.csv")).unwrap();
+    assert!(ts.starts_with("time_ns,node,port,class,metric,value\n"));
+    // The switch (node 5) port towards the receiver (port 4) queues.
+    let peak = ts
+        .lines()
+        .filter(|l| l.contains(",5,4,3,queue_bytes,"))
+        .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    assert!(peak > 100_000, "{peak}");
+    let qp = fs::read_to_string(dir.join("r/qp_rates.csv")).unwrap();
+    assert!(
+        qp.starts_with("time_ns,flow,src,dst,rate_gbps\n0,0,0,4,100.000\n"),
+        "{qp}"
+    );
+
+    for args in [
+        &[
+            "plot", "queue", "r", "--node", "5", "--port", "4", "-o", "q.png",
+        ][..],
+        &[
+            "plot",
+            "throughput",
+            "r",
+            "--node",
+            "5",
+            "--port",
+            "4",
+            "-o",
+            "t.svg",
+        ],
+        &["plot", "pause", "r", "-o", "p.png"],
+    ] {
+        let out = rdmasim(&dir, args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    let svg = fs::read_to_string(dir.join("t.svg")).unwrap();
+    assert!(svg.contains("Throughput (Gb/s)"), "{svg}");
+    let out = rdmasim(&dir, &["plot", "queue", "r", "--node", "5", "--port", "9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no queue_bytes samples for node 5 port 9"));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,794 @@
+//! `rdmasim analyze`: slowdown statistics of one or more runs, read back
+//! from their `flows.csv`, two ways:
+//!
+//! - the peer analysis script's (HPCC `analysis/fct_analysis.py`,
+//!   `specs/peer-hpcc-ns3.md` §4): finished flows sorted by size, cut into
+//!   groups of `step` % of the flows (`l = int(i*n/100)`,
+//!   `r = int((i+step)*n/100)`), each reporting its largest size and the
+//!   median, p95 and p99 slowdown, slowdown clamped at 1 and percentile =
+//!   `sorted[int(n*p)]` ([`stats::peer_buckets`]);
+//! - fixed size buckets, avg/p50/p95/p99 ([`stats::size_buckets`]).
+//!
+//! Flows are filtered first, as the script does: by class (destination
+//! port 100 is "normal" background traffic, 200 incast; the script's `-t`)
+//! and by completion time, `START <= start + fct < END` (the script's `-T`
+//! is END). With several runs, tables are side by side, each run after the
+//! first with its relative change against the first.
+//!
+//! One difference from the script: flows of equal size are ordered by id
+//! here; the script's `sort -n -k 2` orders them by the text of the line.
+//! This only matters for equal-size flows on either side of a group edge.
+
+use crate::ExperimentError;
+use engine::units::parse_time;
+use engine::InputError;
+use stats::{peer_buckets, size_buckets, BucketStats, FlowRecord, PeerBucket, DEFAULT_SIZE_EDGES};
+use std::fmt::Write as _;
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// Which flows a class filter keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Destination port 100 (the peer's "normal" traffic).
+    Normal,
+    /// Destination port 200 (the peer's incast).
+    Incast,
+    /// Every flow.
+    All,
+}
+
+impl Class {
+    /// Parse `normal`, `incast` or `all`.
+    pub fn parse(s: &str) -> Option<Class> {
+        match s {
+            "normal" => Some(Class::Normal),
+            "incast" => Some(Class::Incast),
+            "all" => Some(Class::All),
+            _ => None,
+        }
+    }
+    /// The name, as parsed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Normal => "normal",
+            Class::Incast => "incast",
+            Class::All => "all",
+        }
+    }
+    /// Whether a flow with destination port `dport` is of this class.
+    pub fn keeps(self, dport: u16) -> bool {
+        match self {
+            Class::Normal => dport == crate::config::DEFAULT_DPORT,
+            Class::Incast => dport == crate::config::DEFAULT_INCAST_DPORT,
+            Class::All => true,
+        }
+    }
+}
+
+/// What to keep and how to group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalyzeOptions {
+    /// Group size of the peer's buckets, percent of the flows.
+    pub step: f64,
+    /// Flow class.
+    pub class: Class,
+    /// Keep flows completed at or after this time, ns.
+    pub from_ns: Option<u64>,
+    /// Keep flows completed before this time, ns (the script's `-T`).
+    pub until_ns: Option<u64>,
+    /// Edges of the fixed size buckets, bytes.
+    pub edges: Vec<u64>,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            step: 5.0,
+            class: Class::All,
+            from_ns: None,
+            until_ns: None,
+            edges: DEFAULT_SIZE_EDGES.to_vec(),
+        }
+    }
+}
+
+/// Parse `START,END` (either side may be empty): times with units
+/// (`"5ms"`) or plain nanoseconds.
+pub fn parse_window(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
+    let (a, b) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not START,END (e.g. 0,5ms or ,5ms)"))?;
+    let one = |x: &str| -> Result<Option<u64>, String> {
+        let x = x.trim();
+        if x.is_empty() {
+            return Ok(None);
+        }
+        if let Ok(ns) = x.parse::<u64>() {
+            return Ok(Some(ns));
+        }
+        parse_time(x).map(|d| Some(d.ps() / 1000))
+    };
+    let (from, until) = (one(a)?, one(b)?);
+    if let (Some(f), Some(u)) = (from, until) {
+        if u <= f {
+            return Err(format!("the window '{s}' ends before it starts"));
+        }
+    }
+    Ok((from, until))
+}
+
+/// One run's statistics.
+#[derive(Clone, Debug)]
+pub struct RunAnalysis {
+    /// Short name for tables and legends.
+    pub label: String,
+    /// The `flows.csv` read.
+    pub path: PathBuf,
+    /// Flows in the file.
+    pub total: usize,
+    /// Finished flows the filters kept.
+    pub kept: usize,
+    /// The peer's buckets.
+    pub peer: Vec<PeerBucket>,
+    /// Smallest size of each peer bucket.
+    pub peer_min_size: Vec<u64>,
+    /// Fixed size buckets, then `all`.
+    pub size: Vec<BucketStats>,
+}
+
+/// `flows.csv` of a run directory, or the file itself.
+pub fn flows_path(p: &Path) -> PathBuf {
+    if p.is_dir() {
+        p.join("flows.csv")
+    } else {
+        p.to_path_buf()
+    }
+}
+
+/// Read a `flows.csv` (by its header, so columns may move or be added).
+/// Needs `id`, `size`, `start_ns`, `fct_ns`, `ideal_fct_ns` and `dport`;
+/// slowdown is recomputed as `fct_ns / ideal_fct_ns`.
+pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
+    let file = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
+    let name = path.display().to_string();
+    let bad = |line: usize, field: &str, msg: String| {
+        ExperimentError::Input(InputError::at(name.as_str(), Some(line), field, msg))
+    };
+    let mut lines = io::BufReader::new(file).lines();
+    let header = match lines.next() {
+        Some(h) => h.map_err(|e| ExperimentError::io(path, e))?,
+        None => return Err(bad(1, "", "empty file; expected a flows.csv header".into())),
+    };
+    let cols: Vec<&str> = header.trim().split(',').collect();
+    let col = |n: &str| cols.iter().position(|c| *c == n);
+    let need = |n: &str| {
+        col(n).ok_or_else(|| {
+            bad(
+                1,
+                n,
+                format!("missing column (the header is '{}')", header.trim()),
+            )
+        })
+    };
+    let (c_id, c_size, c_start, c_fct, c_ideal, c_dport) = (
+        need("id")?,
+        need("size")?,
+        need("start_ns")?,
+        need("fct_ns")?,
+        need("ideal_fct_ns")?,
+        need("dport")?,
+    );
+    let (c_src, c_dst, c_pg, c_sport) = (col("src"), col("dst"), col("pg"), col("sport"));
+    let mut out = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let line = line.map_err(|e| ExperimentError::io(path, e))?;
+        let ln = i + 2;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != cols.len() {
+            return Err(bad(
+                ln,
+                "",
+                format!("{} fields, but the header has {}", f.len(), cols.len()),
+            ));
+        }
+        fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
+            s.trim().parse().ok()
+        }
+        let get = |c: usize, what: &str| -> Result<u64, ExperimentError> {
+            num(f[c]).ok_or_else(|| bad(ln, what, format!("'{}' is not a whole number", f[c])))
+        };
+        let opt = |c: Option<usize>| c.and_then(|c| num::<u64>(f[c])).unwrap_or(0);
+        let fct_ns = if f[c_fct].trim().is_empty() {
+            None
+        } else {
+            Some(get(c_fct, "fct_ns")?)
+        };
+        let start_ns = get(c_start, "start_ns")?;
+        let ideal = get(c_ideal, "ideal_fct_ns")?;
+        out.push(FlowRecord {
+            id: get(c_id, "id")? as u32,
+            src: opt(c_src) as u32,
+            dst: opt(c_dst) as u32,
+            size: get(c_size, "size")?,
+            start_ns,
+            end_ns: fct_ns.map(|x| start_ns + x),
+            fct_ns,
+            ideal_fct_ns: ideal,
+            slowdown: fct_ns.map(|x| x as f64 / ideal.max(1) as f64),
+            pg: opt(c_pg) as u8,
+            dport: get(c_dport, "dport")? as u16,
+            sport: opt(c_sport) as u16,
+            retransmitted_bytes: 0,
+            paused_ns: 0,
+        });
+    }
+    Ok(out)
+}
+
+/// The finished flows `o` keeps.
+pub fn filter(records: &[FlowRecord], o: &AnalyzeOptions) -> Vec<FlowRecord> {
+    records
+        .iter()
+        .filter(|r| {
+            let Some(end) = r.fct_ns.map(|f| r.start_ns + f) else {
+                return false;
+            };
+            o.class.keeps(r.dport)
+                && o.from_ns.is_none_or(|t| end >= t)
+                && o.until_ns.is_none_or(|t| end < t)
+        })
+        .cloned()
+        .collect()
+}
+
+/// Statistics of one run's records.
+pub fn analyze_records(
+    label: &str,
+    path: &Path,
+    records: &[FlowRecord],
+    o: &AnalyzeOptions,
+) -> RunAnalysis {
+    let kept = filter(records, o);
+    let peer = peer_buckets(&kept, o.step);
+    let mut sizes: Vec<(u64, u32)> = kept.iter().map(|r| (r.size, r.id)).collect();
+    sizes.sort_unstable();
+    let peer_min_size = peer.iter().map(|b| sizes[b.lo_index].0).collect();
+    RunAnalysis {
+        label: label.to_string(),
+        path: path.to_path_buf(),
+        total: records.len(),
+        kept: kept.len(),
+        peer,
+        peer_min_size,
+        size: size_buckets(&kept, &o.edges),
+    }
+}
+
+/// Labels for runs named by paths: the last path component, less the
+/// `key=value` parts every run shares (sweep run directories).
+pub fn labels(paths: &[PathBuf]) -> Vec<String> {
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            let p = if p.file_name().is_some_and(|n| n == "flows.csv") {
+                p.parent().unwrap_or(p)
+            } else {
+                p.as_path()
+            };
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| p.display().to_string())
+        })
+        .collect();
+    if names.len() < 2 {
+        return names;
+    }
+    let parts: Vec<Vec<&str>> = names.iter().map(|n| n.split(',').collect()).collect();
+    let shared: Vec<&str> = parts[0]
+        .iter()
+        .copied()
+        .filter(|p| p.contains('=') && parts.iter().all(|q| q.contains(p)))
+        .collect();
+    let out: Vec<String> = parts
+        .iter()
+        .zip(&names)
+        .map(|(ps, n)| {
+            let kept: Vec<&str> = ps.iter().copied().filter(|p| !shared.contains(p)).collect();
+            if kept.is_empty() {
+                n.clone()
+            } else {
+                kept.join(",")
+            }
+        })
+        .collect();
+    // Fall back to the full names if trimming made two alike.
+    let mut sorted = out.clone();
+    sorted.sort();
+    sorted.dedup();
+    if sorted.len() == out.len() {
+        out
+    } else {
+        names
+    }
+}
+
+/// Read and analyse each run (a run directory or a `flows.csv`).
+pub fn analyze_runs(
+    paths: &[PathBuf],
+    o: &AnalyzeOptions,
+) -> Result<Vec<RunAnalysis>, ExperimentError> {
+    let labels = labels(paths);
+    paths
+        .iter()
+        .zip(labels)
+        .map(|(p, label)| {
+            let f = flows_path(p);
+            let records = read_flows(&f)?;
+            Ok(analyze_records(&label, &f, &records, o))
+        })
+        .collect()
+}
+
+fn rel(v: f64, base: f64) -> f64 {
+    if base.is_finite() && v.is_finite() && base != 0.0 {
+        (v - base) / base
+    } else {
+        f64::NAN
+    }
+}
+
+fn num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        "-".into()
+    }
+}
+
+fn pct(v: f64) -> String {
+    if v.is_finite() {
+        format!("{:+.1}%", v * 100.0)
+    } else {
+        String::new()
+    }
+}
+
+/// A size for people: `950B`, `12.3KB`, `1.5MB` (decimal units).
+pub fn fmt_size(b: u64) -> String {
+    let f = b as f64;
+    if f < 1e3 {
+        format!("{b}B")
+    } else if f < 1e6 {
+        format!("{:.1}KB", f / 1e3)
+    } else if f < 1e9 {
+        format!("{:.1}MB", f / 1e6)
+    } else {
+        format!("{:.1}GB", f / 1e9)
+    }
+}
+
+/// A value with its change against the first run: `1.23 (+4.5%)`.
+fn cell(v: f64, base: Option<f64>) -> String {
+    match base {
+        Some(b) if rel(v, b).is_finite() => format!("{} ({})", num(v), pct(rel(v, b))),
+        _ => num(v),
+    }
+}
+
+/// Right-align columns of `rows` (the first is the header) to a table.
+fn table(rows: &[Vec<String>], out: &mut String) {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..n)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in rows {
+        let mut line = String::new();
+        for (c, w) in widths.iter().enumerate() {
+            let s = r.get(c).map_or("", String::as_str);
+            if c == 0 {
+                let _ = write!(line, "{s:<w$}");
+            } else {
+                let _ = write!(line, "  {s:>w$}");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}
+
+/// The tables `rdmasim analyze` prints.
+pub fn render(runs: &[RunAnalysis], o: &AnalyzeOptions) -> String {
+    let mut s = String::new();
+    let window = match (o.from_ns, o.until_ns) {
+        (None, None) => String::new(),
+        (f, u) => format!(
+            ", completed in [{}, {})",
+            f.map_or("0".into(), crate::output::fmt_ns),
+            u.map_or("end".into(), crate::output::fmt_ns)
+        ),
+    };
+    let tags: Vec<String> = (0..runs.len()).map(tag).collect();
+    for (r, t) in runs.iter().zip(&tags) {
+        let _ = writeln!(
+            s,
+            "{t} = {} ({}): {} of {} flows (finished, class {}{window})",
+            r.label,
+            r.path.display(),
+            r.kept,
+            r.total,
+            o.class.name()
+        );
+    }
+    let first = &runs[0];
+
+    let _ = writeln!(
+        s,
+        "\nSlowdown by flow size, the peer's buckets ({}% of the flows each, by size; clamped at 1):",
+        o.step
+    );
+    let mut rows = vec![{
+        let mut h = vec!["flows %".to_string(), "size".into()];
+        for t in &tags {
+            for q in ["p50", "p95", "p99"] {
+                h.push(format!("{t} {q}"));
+            }
+        }
+        h
+    }];
+    let nb = runs.iter().map(|r| r.peer.len()).max().unwrap_or(0);
+    for i in 0..nb {
+        let (lo, hi) = (i as f64 * o.step, ((i + 1) as f64 * o.step).min(100.0));
+        let size = match (first.peer_min_size.get(i), first.peer.get(i)) {
+            (Some(a), Some(b)) => format!("{}-{}", fmt_size(*a), fmt_size(b.max_size)),
+            _ => String::new(),
+        };
+        let mut row = vec![format!("{lo:.4}-{hi:.4}").replace(".0000", ""), size];
+        for (k, r) in runs.iter().enumerate() {
+            let base = (k > 0).then(|| first.peer.get(i)).flatten();
+            match r.peer.get(i) {
+                Some(b) => {
+                    row.push(cell(b.p50, base.map(|x| x.p50)));
+                    row.push(cell(b.p95, base.map(|x| x.p95)));
+                    row.push(cell(b.p99, base.map(|x| x.p99)));
+                }
+                None => row.extend(["-".to_string(), "-".into(), "-".into()]),
+            }
+        }
+        rows.push(row);
+    }
+    table(&rows, &mut s);
+
+    let _ = writeln!(s, "\nSlowdown by fixed size bucket:");
+    let mut rows = vec![{
+        let mut h = vec!["size".to_string()];
+        for t in &tags {
+            for q in ["flows", "avg", "p50", "p95", "p99"] {
+                h.push(format!("{t} {q}"));
+            }
+        }
+        h
+    }];
+    for (i, b0) in first.size.iter().enumerate() {
+        let mut row = vec![b0.label.clone()];
+        for (k, r) in runs.iter().enumerate() {
+            let base = (k > 0).then_some(b0);
+            let b = &r.size[i.min(r.size.len() - 1)];
+            row.push(b.count.to_string());
+            row.push(cell(b.avg, base.map(|x| x.avg)));
+            row.push(cell(b.p50, base.map(|x| x.p50)));
+            row.push(cell(b.p95, base.map(|x| x.p95)));
+            row.push(cell(b.p99, base.map(|x| x.p99)));
+        }
+        rows.push(row);
+    }
+    table(&rows, &mut s);
+    s
+}
+
+/// `A`, `B`, ..., `Z`, `AA`, ...
+fn tag(i: usize) -> String {
+    let mut s = String::new();
+    let mut n = i + 1;
+    while n > 0 {
+        n -= 1;
+        s.insert(0, (b'A' + (n % 26) as u8) as char);
+        n /= 26;
+    }
+    s
+}
+
+/// Header of the CSV `rdmasim analyze --out` writes.
+pub const ANALYSIS_HEADER: &str =
+    "run,path,table,bucket,flows,size_min,size_max,avg,p50,p95,p99,avg_rel,p50_rel,p95_rel,p99_rel";
+
+/// Write every table as one tidy CSV ([`ANALYSIS_HEADER`]): `table` is
+/// `peer` or `size`; `*_rel` is the relative change against the first run
+/// (empty for the first).
+pub fn write_csv<W: Write>(runs: &[RunAnalysis], o: &AnalyzeOptions, mut w: W) -> io::Result<()> {
+    writeln!(w, "{ANALYSIS_HEADER}")?;
+    let f = |v: f64| {
+        if v.is_finite() {
+            format!("{v:.6}")
+        } else {
+            String::new()
+        }
+    };
+    let q = |s: &str| {
+        if s.contains([',', '"']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let first = &runs[0];
+    for (k, r) in runs.iter().enumerate() {
+        let (label, path) = (q(&r.label), q(&r.path.display().to_string()));
+        for (i, b) in r.peer.iter().enumerate() {
+            let base = (k > 0).then(|| first.peer.get(i)).flatten();
+            let rl = |v: f64, g: fn(&PeerBucket) -> f64| {
+                base.map(|x| f(rel(v, g(x)))).unwrap_or_default()
+            };
+            let bucket = format!(
+                "{}-{}",
+                i as f64 * o.step,
+                ((i + 1) as f64 * o.step).min(100.0)
+            );
+            writeln!(
+                w,
+                "{label},{path},peer,{bucket},{},{},{},{},{},{},{},{},{},{},{}",
+                b.hi_index - b.lo_index,
+                r.peer_min_size[i],
+                b.max_size,
+                f(b.avg),
+                f(b.p50),
+                f(b.p95),
+                f(b.p99),
+                rl(b.avg, |x| x.avg),
+                rl(b.p50, |x| x.p50),
+                rl(b.p95, |x| x.p95),
+                rl(b.p99, |x| x.p99),
+            )?;
+        }
+        for (i, b) in r.size.iter().enumerate() {
+            let base = (k > 0).then(|| first.size.get(i)).flatten();
+            let rl = |v: f64, g: fn(&BucketStats) -> f64| {
+                base.map(|x| f(rel(v, g(x)))).unwrap_or_default()
+            };
+            let hi = if b.hi == u64::MAX {
+                String::new()
+            } else {
+                b.hi.to_string()
+            };
+            writeln!(
+                w,
+                "{label},{path},size,{},{},{},{hi},{},{},{},{},{},{},{},{}",
+                q(&b.label),
+                b.count,
+                b.lo,
+                f(b.avg),
+                f(b.p50),
+                f(b.p95),
+                f(b.p99),
+                rl(b.avg, |x| x.avg),
+                rl(b.p50, |x| x.p50),
+                rl(b.p95, |x| x.p95),
+                rl(b.p99, |x| x.p99),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-made flows.csv: 23 flows. Normal flows (dport 100) of sizes
+    /// 1000, 2000, ..., 20000 given out of order, flow k (size 1000*(k+1))
+    /// with fct = (k + 1) * 1000 ns over an ideal of 1000 ns, except the
+    /// smallest, at 0.5 (clamped to 1); one unfinished normal flow, two
+    /// incast flows (dport 200), one flow completing at 1 ms.
+    fn flows_csv() -> String {
+        let mut s = String::from(stats::FLOWS_CSV_HEADER);
+        s.push('\n');
+        let mut rows = Vec::new();
+        for k in 0..20u64 {
+            let size = 1000 * (k + 1);
+            let fct = if k == 0 { 500 } else { (k + 1) * 1000 };
+            rows.push((k, size, 0u64, Some(fct), 100u16));
+        }
+        rows.push((20, 500, 0, None, 100));
+        rows.push((21, 7000, 0, Some(9000), 200));
+        rows.push((22, 8000, 0, Some(30000), 200));
+        rows.push((23, 1500, 999_000, Some(1000), 100)); // ends at 1 ms
+                                                         // Out of size order: reverse the rows.
+        rows.reverse();
+        for (id, size, start, fct, dport) in rows {
+            let (end, fct_s, sd) = match fct {
+                Some(f) => (
+                    (start + f).to_string(),
+                    f.to_string(),
+                    format!("{:.6}", f as f64 / 1000.0),
+                ),
+                None => (String::new(), String::new(), String::new()),
+            };
+            let _ = writeln!(
+                s,
+                "{id},0,1,{size},{start},{end},{fct_s},1000,{sd},3,{},{dport},0,0",
+                10000 + id
+            );
+        }
+        s
+    }
+
+    fn analyze_text(o: &AnalyzeOptions) -> RunAnalysis {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("rdmasim-analyze-{}-{k}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("flows.csv");
+        std::fs::write(&path, flows_csv()).unwrap();
+        let recs = read_flows(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(recs.len(), 24);
+        analyze_records("t", &path, &recs, o)
+    }
+
+    #[test]
+    fn the_peer_scripts_buckets_and_percentiles() {
+        // As `fct_analysis.py -t 0 -s 5 -T 900000`: normal flows that
+        // completed before 0.9 ms: the 20 sized 1000..20000 (flow 23 ends
+        // at 1 ms, flow 20 never). n = 20, step 5: 20 groups of 1 flow.
+        let o = AnalyzeOptions {
+            class: Class::Normal,
+            until_ns: Some(900_000),
+            ..AnalyzeOptions::default()
+        };
+        let a = analyze_text(&o);
+        assert_eq!((a.total, a.kept), (24, 20));
+        assert_eq!(a.peer.len(), 20);
+        assert_eq!(a.peer[0].max_size, 1000);
+        assert_eq!(a.peer[0].p50, 1.0); // 0.5 clamped at 1
+        assert_eq!(a.peer[19].max_size, 20000);
+        assert_eq!(a.peer[19].p99, 20.0);
+
+        // Step 15 on n = 20: l = int(i*n/100), r = int((i+15)*n/100) for
+        // i = 0, 15, ..., 90: (0,3) (3,6) (6,9) (9,12) (12,15) (15,18) (18,20).
+        let o15 = AnalyzeOptions {
+            step: 15.0,
+            ..o.clone()
+        };
+        let a = analyze_text(&o15);
+        let b: Vec<(usize, usize, u64)> = a
+            .peer
+            .iter()
+            .map(|b| (b.lo_index, b.hi_index, b.max_size))
+            .collect();
+        assert_eq!(
+            b,
+            vec![
+                (0, 3, 3000),
+                (3, 6, 6000),
+                (6, 9, 9000),
+                (9, 12, 12000),
+                (12, 15, 15000),
+                (15, 18, 18000),
+                (18, 20, 20000)
+            ]
+        );
+        assert_eq!(a.peer_min_size[1], 4000);
+        // Group (0,3): slowdowns [1 (clamped), 2, 3]; get_pctl(a, p) =
+        // a[int(3*p)]: p50 -> a[1] = 2, p95 -> a[2] = 3, p99 -> a[2] = 3.
+        assert_eq!(
+            (a.peer[0].p50, a.peer[0].p95, a.peer[0].p99),
+            (2.0, 3.0, 3.0)
+        );
+        assert_eq!(a.peer[0].avg, 2.0);
+        // Group (18,20): [19, 20]: p50 = a[int(1.0)] = 20, p95 = a[int(1.9)] = 20.
+        assert_eq!((a.peer[6].p50, a.peer[6].p95), (20.0, 20.0));
+
+        // Step 50 with every class (23 finished, flow 23 included): l, r =
+        // 0, int(50*23/100) = 11 and 11, 23.
+        let all = AnalyzeOptions {
+            step: 50.0,
+            ..AnalyzeOptions::default()
+        };
+        let a = analyze_text(&all);
+        assert_eq!(a.kept, 23);
+        let b: Vec<(usize, usize)> = a.peer.iter().map(|b| (b.lo_index, b.hi_index)).collect();
+        assert_eq!(b, vec![(0, 11), (11, 23)]);
+        // Sizes in order: 1000, 1500 (flow 23), 2000, ..., 6000, 7000,
+        // 7000 (flow 21), 8000, 8000 (flow 22), 9000, ...: group 0 is the
+        // first 11, up to 8000.
+        assert_eq!(a.peer[0].max_size, 8000);
+
+        // Incast only, and a window's start.
+        let inc = AnalyzeOptions {
+            class: Class::Incast,
+            ..AnalyzeOptions::default()
+        };
+        assert_eq!(analyze_text(&inc).kept, 2);
+        let late = AnalyzeOptions {
+            from_ns: Some(900_000),
+            ..AnalyzeOptions::default()
+        };
+        assert_eq!(analyze_text(&late).kept, 1);
+    }
+
+    #[test]
+    fn fixed_buckets_tables_and_csv() {
+        let o = AnalyzeOptions {
+            class: Class::Normal,
+            edges: vec![5000, 10000],
+            ..AnalyzeOptions::default()
+        };
+        let a = analyze_text(&o);
+        let labels: Vec<&str> = a.size.iter().map(|b| b.label.as_str()).collect();
+        assert_eq!(labels, vec!["<5KB", "5KB-10KB", ">=10KB", "all"]);
+        let counts: Vec<u64> = a.size.iter().map(|b| b.count).collect();
+        // <5KB: 1000..4000 and flow 23's 1500.
+        assert_eq!(counts, vec![5, 5, 11, 21]);
+        // Fixed buckets are not clamped: 0.5 stays.
+        assert_eq!(a.size[0].p50, 2.0);
+
+        let mut b = a.clone();
+        b.label = "u".into();
+        for x in &mut b.peer {
+            x.p50 *= 2.0;
+        }
+        let runs = vec![a, b];
+        let text = render(&runs, &o);
+        assert!(text.contains("A = t ("), "{text}");
+        assert!(text.contains("(+100.0%)"), "{text}");
+        assert!(text.contains("(+0.0%)"), "{text}");
+        let mut out = Vec::new();
+        write_csv(&runs, &o, &mut out).unwrap();
+        let csv = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], ANALYSIS_HEADER);
+        assert_eq!(lines.len(), 1 + 2 * (20 + 4));
+        let cols = lines[0].split(',').count();
+        assert!(lines.iter().all(|l| l.split(',').count() == cols), "{csv}");
+        assert!(
+            csv.contains(",peer,0-5,1,1000,1000,1.000000,1.000000,"),
+            "{csv}"
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with("u,")
+                && l.contains(",peer,")
+                && l.ends_with(",0.000000,1.000000,0.000000,0.000000")),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn windows_classes_and_labels() {
+        assert_eq!(parse_window("0,5ms"), Ok((Some(0), Some(5_000_000))));
+        assert_eq!(parse_window(",2000"), Ok((None, Some(2000))));
+        assert_eq!(parse_window("1us,"), Ok((Some(1000), None)));
+        assert!(parse_window("5ms").is_err());
+        assert!(parse_window("5ms,1ms").is_err());
+        assert_eq!(Class::parse("incast"), Some(Class::Incast));
+        assert!(Class::Normal.keeps(100) && !Class::Normal.keeps(200));
+        let l = labels(&[
+            PathBuf::from("runs/s/cc.kind=dcqcn,run.seed=1"),
+            PathBuf::from("runs/s/cc.kind=none,run.seed=1/flows.csv"),
+        ]);
+        assert_eq!(l, vec!["cc.kind=dcqcn", "cc.kind=none"]);
+        assert_eq!(
+            labels(&[PathBuf::from("runs/quickstart")]),
+            vec!["quickstart"]
+        );
+        assert_eq!(tag(0), "A");
+        assert_eq!(tag(26), "AA");
+    }
+}

@@ -1,0 +1,1249 @@
+//! Sweeps: one base config, axes over any of its keys, every combination
+//! run in parallel, each into its own run directory; stopped and started
+//! again, a sweep runs only what is missing.
+//!
+//! A sweep file:
+//!
+//! ```toml
+//! base = "quickstart.toml"          # relative to this file
+//! name = "load-sweep"               # default: this file's name
+//! [set]                             # optional: the same in every run
+//! "timeseries.interval" = "10us"
+//! [axes]
+//! "workload.load" = [0.3, 0.5, 0.7]
+//! "run.seed" = [1, 2]
+//! "cc.kind" = ["dcqcn", "none"]
+//! ```
+//!
+//! An axis names any config key by its dotted path (`[i]` picks an element
+//! of an array: `"ecn.thresholds[0].kmin"`, `"workload.extra[1].load"`) and
+//! lists its values. Each run's config is the base file's TOML document
+//! with those keys set (formatting, comments and the lines of the other
+//! keys kept), checked like any config before anything runs: a key that is
+//! not a config key, or a value a key does not take, is an error naming the
+//! sweep file's line and the axis. `[set]` sets keys the same way in every
+//! run, without naming them in the run directories.
+//!
+//! The runs go to `runs/<name>/<k1=v1,k2=v2,...>/` (axes in key order,
+//! characters other than letters, digits and `._+-` replaced by `_`), each
+//! written aside and renamed into place when complete, so a run directory
+//! that exists is complete. On start, a sweep takes `runs/<name>/.sweep.lock`,
+//! removes temporary directories left by a sweep that was killed, and skips
+//! every run whose directory holds a summary and the same config. Each
+//! start and finish is appended to `sweep.log`; at the end `index.csv` has
+//! one row per run: its axis values and its key numbers.
+
+use crate::config::{self, parse_config, Config};
+use crate::scenario::{run_scenario, RunOptions};
+use crate::{locate, ExperimentError};
+use engine::InputError;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use toml_edit::{DocumentMut, Item, TableLike, Value};
+
+/// The files a sweep directory holds besides its run directories.
+pub const SWEEP_FILES: [&str; 3] = ["index.csv", "sweep.log", ".sweep.lock"];
+const LOCK: &str = ".sweep.lock";
+/// Longest run directory name; longer ones are cut and end in a hash.
+const MAX_NAME: usize = 200;
+
+/// One axis: a config key and its values.
+#[derive(Clone, Debug)]
+pub struct Axis {
+    /// Dotted path of the key, as written in the sweep file.
+    pub key: String,
+    /// The values, in the file's order.
+    pub values: Vec<Value>,
+    /// Line of the axis in the sweep file.
+    pub line: Option<usize>,
+}
+
+/// A parsed sweep file.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The sweep file, as named on the command line.
+    pub file: String,
+    /// Its text.
+    pub text: String,
+    /// The sweep's name (`runs/<name>`).
+    pub name: String,
+    /// The base config's path, as written in the sweep file.
+    pub base_rel: String,
+    /// The base config's path, resolved.
+    pub base: PathBuf,
+    /// The base config's text.
+    pub base_text: String,
+    /// The axes, sorted by key.
+    pub axes: Vec<Axis>,
+    /// `[set]`: keys set in every run, as axes of one value each.
+    pub set: Vec<Axis>,
+}
+
+/// One combination of axis values, ready to run.
+#[derive(Clone, Debug)]
+pub struct PlannedRun {
+    /// Directory name, from the axis values.
+    pub name: String,
+    /// (key, value as written in TOML), in axis order.
+    pub values: Vec<(String, String)>,
+    /// The config: the base with the values set.
+    pub config: Config,
+    /// What goes into the run directory's `config.toml`.
+    pub config_toml: String,
+}
+
+/// How to run a sweep.
+#[derive(Clone, Debug, Default)]
+pub struct SweepOptions {
+    /// Runs at once; default: the machine's cores.
+    pub jobs: Option<usize>,
+    /// The sweep directory; default `runs/<name>`.
+    pub out: Option<PathBuf>,
+    /// Print nothing while running.
+    pub quiet: bool,
+}
+
+/// What became of one run of a sweep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Complete before this start: not run again.
+    Skipped,
+    /// Ran and is clean.
+    Clean,
+    /// Ran; these invariants failed (the run directory is written).
+    Invariants(Vec<String>),
+    /// Could not run or could not be written.
+    Failed(String),
+}
+
+/// The outcome of a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepReport {
+    /// The sweep's name.
+    pub name: String,
+    /// The sweep directory.
+    pub dir: PathBuf,
+    /// Every run, in grid order, with what became of it.
+    pub runs: Vec<(String, RunStatus)>,
+    /// Temporary directories of earlier, interrupted sweeps that were removed.
+    pub cleaned: Vec<String>,
+    /// Wall-clock time of this start, s.
+    pub wall_s: f64,
+}
+
+impl SweepReport {
+    /// Runs with this status kind.
+    pub fn count(&self, f: impl Fn(&RunStatus) -> bool) -> usize {
+        self.runs.iter().filter(|(_, s)| f(s)).count()
+    }
+    /// The exit code: 2 if a run failed, 1 if an invariant failed, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.count(|s| matches!(s, RunStatus::Failed(_))) > 0 {
+            2
+        } else if self.count(|s| matches!(s, RunStatus::Invariants(_))) > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+fn input_err(
+    file: &str,
+    line: Option<usize>,
+    field: &str,
+    msg: impl Into<String>,
+) -> ExperimentError {
+    ExperimentError::Input(InputError::at(file, line, field, msg))
+}
+
+/// Read and check a sweep file and its base config's text.
+pub fn load_sweep(path: &Path) -> Result<Sweep, ExperimentError> {
+    let text = fs::read_to_string(path).map_err(|e| ExperimentError::io(path, e))?;
+    parse_sweep(&text, &path.display().to_string(), &config::base_dir(path))
+}
+
+/// Parse sweep text; `file` names it in errors, `dir` is where `base` is
+/// resolved from.
+pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, ExperimentError> {
+    let doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let line = e.span().map(|s| locate::line_of_offset(text, s.start));
+        let msg = e.message().trim().replace('\n', "; ");
+        input_err(file, line, "", format!("invalid TOML: {msg}"))
+    })?;
+    let at = |key: &str| locate::key_line(text, key);
+    for (k, _) in doc.iter() {
+        if !["base", "name", "axes", "set"].contains(&k) {
+            return Err(input_err(
+                file,
+                at(k),
+                k,
+                "unknown key; a sweep file has base, name, [set] and [axes]",
+            ));
+        }
+    }
+    let base_rel = match doc.get("base") {
+        Some(Item::Value(Value::String(s))) => s.value().clone(),
+        Some(_) => {
+            return Err(input_err(
+                file,
+                at("base"),
+                "base",
+                "expected a file name (a string)",
+            ))
+        }
+        None => {
+            return Err(input_err(
+                file,
+                None,
+                "base",
+                "missing; name the base config, e.g. base = \"quickstart.toml\"",
+            ))
+        }
+    };
+    let name = match doc.get("name") {
+        Some(Item::Value(Value::String(s))) => s.value().clone(),
+        Some(_) => return Err(input_err(file, at("name"), "name", "expected a string")),
+        None => Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "sweep".into()),
+    };
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
+        return Err(input_err(
+            file,
+            at("name"),
+            "name",
+            format!("'{name}' cannot name a directory"),
+        ));
+    }
+    let Some(axes_item) = doc.get("axes") else {
+        return Err(input_err(
+            file,
+            None,
+            "axes",
+            "missing; add an [axes] table, e.g. \"workload.load\" = [0.3, 0.5]",
+        ));
+    };
+    let Some(table) = axes_item.as_table_like() else {
+        return Err(input_err(
+            file,
+            at("axes"),
+            "axes",
+            "expected a table of key = [values]",
+        ));
+    };
+    let mut axes = BTreeMap::new();
+    for (key, item) in table.iter() {
+        let field = format!("axes.\"{key}\"");
+        let line = at(&format!("axes.{key}"));
+        parse_path(key).map_err(|m| input_err(file, line, &field, m))?;
+        let values: Vec<Value> = match item {
+            Item::Value(Value::Array(a)) => a.iter().cloned().collect(),
+            _ => {
+                return Err(input_err(
+                    file,
+                    line,
+                    &field,
+                    "expected a list of values, e.g. [0.3, 0.5]",
+                ))
+            }
+        };
+        if values.is_empty() {
+            return Err(input_err(file, line, &field, "the list of values is empty"));
+        }
+        let shown: Vec<String> = values.iter().map(show_value).collect();
+        for (i, v) in shown.iter().enumerate() {
+            if shown[..i].contains(v) {
+                return Err(input_err(
+                    file,
+                    line,
+                    &field,
+                    format!("{v} is listed twice"),
+                ));
+            }
+        }
+        axes.insert(
+            key.to_string(),
+            Axis {
+                key: key.to_string(),
+                values,
+                line,
+            },
+        );
+    }
+    if axes.is_empty() {
+        return Err(input_err(
+            file,
+            at("axes"),
+            "axes",
+            "no axes; list at least one key",
+        ));
+    }
+    let mut set = Vec::new();
+    if let Some(item) = doc.get("set") {
+        let Some(table) = item.as_table_like() else {
+            return Err(input_err(
+                file,
+                at("set"),
+                "set",
+                "expected a table of key = value",
+            ));
+        };
+        for (key, item) in table.iter() {
+            let field = format!("set.\"{key}\"");
+            let line = at(&format!("set.{key}"));
+            parse_path(key).map_err(|m| input_err(file, line, &field, m))?;
+            if axes.contains_key(key) {
+                return Err(input_err(file, line, &field, "is also an axis; keep one"));
+            }
+            let Some(v) = item.as_value() else {
+                return Err(input_err(file, line, &field, "expected a value"));
+            };
+            set.push(Axis {
+                key: key.to_string(),
+                values: vec![v.clone()],
+                line,
+            });
+        }
+    }
+    let base = dir.join(&base_rel);
+    let base_text = fs::read_to_string(&base).map_err(|e| {
+        input_err(
+            file,
+            at("base"),
+            "base",
+            format!("cannot read '{}': {e}", base.display()),
+        )
+    })?;
+    Ok(Sweep {
+        file: file.to_string(),
+        text: text.to_string(),
+        name,
+        base_rel,
+        base,
+        base_text,
+        axes: axes.into_values().collect(),
+        set,
+    })
+}
+
+/// One segment of a key path: a key and an optional array index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seg {
+    key: String,
+    index: Option<usize>,
+}
+
+fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let (key, index) = match part.find('[') {
+            Some(i) => {
+                let idx = part[i + 1..]
+                    .strip_suffix(']')
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .ok_or_else(|| format!("'{part}' is not key[index]"))?;
+                (&part[..i], Some(idx))
+            }
+            None => (part, None),
+        };
+        if key.is_empty() {
+            return Err(format!(
+                "'{path}' is not a dotted key path like workload.load"
+            ));
+        }
+        out.push(Seg {
+            key: key.to_string(),
+            index,
+        });
+    }
+    Ok(out)
+}
+
+/// Set the key at `segs` in `t` to `v`, creating missing tables.
+fn set_in(t: &mut dyn TableLike, segs: &[Seg], mut v: Value) -> Result<(), String> {
+    let (seg, rest) = segs.split_first().expect("paths are not empty");
+    if rest.is_empty() && seg.index.is_none() {
+        // Keep the old value's spacing and trailing comment.
+        match t.get(&seg.key) {
+            Some(Item::Value(old)) => *v.decor_mut() = old.decor().clone(),
+            Some(Item::None) | None => v.decor_mut().clear(),
+            Some(_) => return Err(format!("{} is a table, not a value", seg.key)),
+        }
+        t.insert(&seg.key, Item::Value(v));
+        return Ok(());
+    }
+    if t.get(&seg.key).is_none() {
+        if seg.index.is_some() {
+            return Err(format!("{} is not set in the base config", seg.key));
+        }
+        t.insert(&seg.key, Item::Table(toml_edit::Table::new()));
+    }
+    let child = t.get_mut(&seg.key).expect("just checked or inserted");
+    let Some(i) = seg.index else {
+        let what = child.type_name();
+        let ct = child
+            .as_table_like_mut()
+            .ok_or_else(|| format!("{} is not a table (its value is of type {what})", seg.key))?;
+        return set_in(ct, rest, v);
+    };
+    match child {
+        Item::ArrayOfTables(a) => {
+            let n = a.len();
+            let tab = a.get_mut(i).ok_or_else(|| {
+                format!("{}[{i}] does not exist (the base config has {n})", seg.key)
+            })?;
+            if rest.is_empty() {
+                return Err(format!("{}[{i}] is a table; name a key inside it", seg.key));
+            }
+            set_in(tab, rest, v)
+        }
+        Item::Value(Value::Array(arr)) => {
+            let n = arr.len();
+            if i >= n {
+                return Err(format!(
+                    "{}[{i}] does not exist (the base config has {n})",
+                    seg.key
+                ));
+            }
+            if rest.is_empty() {
+                let old = arr.get(i).expect("in range");
+                *v.decor_mut() = old.decor().clone();
+                arr.replace_formatted(i, v);
+                return Ok(());
+            }
+            match arr.get_mut(i) {
+                Some(Value::InlineTable(it)) => set_in(it, rest, v),
+                _ => Err(format!("{}[{i}] is not a table", seg.key)),
+            }
+        }
+        other => Err(format!(
+            "{} is a {}, not an array",
+            seg.key,
+            other.type_name()
+        )),
+    }
+}
+
+/// A value as TOML writes it, without surrounding space or comments.
+fn show_value(v: &Value) -> String {
+    let mut v = v.clone();
+    v.decor_mut().clear();
+    v.to_string().trim().to_string()
+}
+
+/// The directory-name form of a value: strings without quotes; anything
+/// but letters, digits and `._+-` becomes `_`.
+fn name_part(s: &str) -> String {
+    let s = s
+        .strip_prefix('"')
+        .and_then(|x| x.strip_suffix('"'))
+        .unwrap_or(s);
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._+-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// FNV-1a, to shorten long names stably.
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The run directory name of one combination.
+fn run_name(values: &[(String, String)]) -> String {
+    let name = values
+        .iter()
+        .map(|(k, v)| format!("{}={}", name_part(k), name_part(v)))
+        .collect::<Vec<_>>()
+        .join(",");
+    if name.len() <= MAX_NAME {
+        return name;
+    }
+    let mut cut = MAX_NAME - 17;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{:016x}", &name[..cut], fnv(&name))
+}
+
+/// Every combination of the axes (the first axis slowest), each checked
+/// as a config and as a scenario.
+pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
+    let base_doc: DocumentMut = sweep.base_text.parse().map_err(|e: toml_edit::TomlError| {
+        let line = e
+            .span()
+            .map(|s| locate::line_of_offset(&sweep.base_text, s.start));
+        input_err(
+            &sweep.base.display().to_string(),
+            line,
+            "",
+            format!("invalid TOML: {}", e.message().trim().replace('\n', "; ")),
+        )
+    })?;
+    let base_dir = config::base_dir(&sweep.base);
+    let sweep_file = Path::new(&sweep.file)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let total: usize = sweep.axes.iter().map(|a| a.values.len()).product();
+    let mut runs = Vec::with_capacity(total);
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut idx = vec![0usize; sweep.axes.len()];
+    for _ in 0..total {
+        let mut doc = base_doc.clone();
+        for a in &sweep.set {
+            let segs = parse_path(&a.key).expect("checked when parsed");
+            set_in(doc.as_table_mut(), &segs, a.values[0].clone())
+                .map_err(|m| input_err(&sweep.file, a.line, &format!("set.\"{}\"", a.key), m))?;
+        }
+        let mut values = Vec::with_capacity(idx.len());
+        for (a, &i) in sweep.axes.iter().zip(&idx) {
+            let v = a.values[i].clone();
+            let shown = show_value(&v);
+            let segs = parse_path(&a.key).expect("checked when parsed");
+            set_in(doc.as_table_mut(), &segs, v)
+                .map_err(|m| input_err(&sweep.file, a.line, &format!("axes.\"{}\"", a.key), m))?;
+            values.push((a.key.clone(), shown));
+        }
+        let text = doc.to_string();
+        let base_name = sweep.base.display().to_string();
+        let cfg = parse_config(&text, &base_name)
+            .and_then(|cfg| config::build_scenario(&cfg, &base_dir).map(|_| cfg))
+            .map_err(|e| blame_axis(e, sweep, &values))?;
+        let name = run_name(&values);
+        if let Some(&j) = names.get(&name) {
+            let other: &PlannedRun = &runs[j];
+            return Err(input_err(
+                &sweep.file,
+                None,
+                "axes",
+                format!(
+                    "two runs would share the directory '{name}' ({} and {}); make the values \
+                     differ in letters or digits",
+                    fmt_values(&other.values),
+                    fmt_values(&values)
+                ),
+            ));
+        }
+        names.insert(name.clone(), runs.len());
+        let mut with = fmt_values(&values);
+        for a in &sweep.set {
+            let _ = write!(with, ", {} = {}", a.key, show_value(&a.values[0]));
+        }
+        let config_toml = format!(
+            "# rdmasim sweep \"{}\" ({sweep_file}): {} with\n#   {with}\n{text}",
+            sweep.name, sweep.base_rel,
+        );
+        runs.push(PlannedRun {
+            name,
+            values,
+            config: cfg,
+            config_toml,
+        });
+        // Odometer: the last axis turns fastest.
+        for k in (0..idx.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < sweep.axes[k].values.len() {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    Ok(runs)
+}
+
+fn fmt_values(values: &[(String, String)]) -> String {
+    values
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An error in the config of one combination: pointed at the axis whose
+/// key it names (an unknown key, a bad value), else left at the base file.
+fn blame_axis(e: ExperimentError, sweep: &Sweep, values: &[(String, String)]) -> ExperimentError {
+    let ExperimentError::Input(ie) = &e else {
+        return e;
+    };
+    let field = ie.field.as_str();
+    let set_values: Vec<(String, String)> = sweep
+        .set
+        .iter()
+        .map(|a| (a.key.clone(), show_value(&a.values[0])))
+        .collect();
+    let hit = sweep
+        .axes
+        .iter()
+        .chain(&sweep.set)
+        .zip(values.iter().chain(&set_values))
+        .find(|(a, _)| {
+            let k = a.key.as_str();
+            !field.is_empty()
+                && (k == field
+                    || k.starts_with(&format!("{field}."))
+                    || k.starts_with(&format!("{field}["))
+                    || field.starts_with(&format!("{k}.")))
+        });
+    match hit {
+        Some((a, (_, v))) => {
+            let msg = if ie.msg.starts_with("unknown") {
+                format!(
+                    "{} (not a config key: `rdmasim config --defaults` lists them)",
+                    ie.msg
+                )
+            } else {
+                format!("value {v}: {}", ie.msg)
+            };
+            let table = if sweep.set.iter().any(|s| s.key == a.key) {
+                "set"
+            } else {
+                "axes"
+            };
+            input_err(&sweep.file, a.line, &format!("{table}.\"{}\"", a.key), msg)
+        }
+        None => ExperimentError::Input(InputError {
+            msg: format!("{} (in sweep run {})", ie.msg, fmt_values(values)),
+            ..ie.clone()
+        }),
+    }
+}
+
+/// Holds the sweep directory's lock file while alive.
+struct Lock(PathBuf);
+
+impl Lock {
+    fn take(dir: &Path) -> Result<Lock, ExperimentError> {
+        let path = dir.join(LOCK);
+        let me = std::process::id();
+        if let Ok(text) = fs::read_to_string(&path) {
+            if let Ok(pid) = text.trim().parse::<u32>() {
+                if pid != me && alive(pid) {
+                    return Err(input_err(
+                        &dir.display().to_string(),
+                        None,
+                        "",
+                        format!(
+                            "another sweep (process {pid}) is running in this directory; wait \
+                             for it, or delete {} if that process is not rdmasim",
+                            path.display()
+                        ),
+                    ));
+                }
+            }
+        }
+        fs::write(&path, format!("{me}\n")).map_err(|e| ExperimentError::io(&path, e))?;
+        Ok(Lock(path))
+    }
+}
+
+/// Whether process `pid` runs (Linux: `/proc/<pid>` exists); `false` where
+/// that cannot be told.
+fn alive(pid: u32) -> bool {
+    let proc_dir = Path::new("/proc");
+    proc_dir.is_dir() && proc_dir.join(pid.to_string()).exists()
+}
+
+impl Lock {
+    #[cfg(test)]
+    fn holder(dir: &Path) -> Option<u32> {
+        fs::read_to_string(dir.join(LOCK)).ok()?.trim().parse().ok()
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+/// Remove `<run>.tmp-<pid>` and `<run>.old-<pid>` directories (and an
+/// `index.csv.tmp-<pid>`): what a killed sweep left. Returns their names.
+fn clean_stale(dir: &Path) -> Result<Vec<String>, ExperimentError> {
+    let mut removed = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| ExperimentError::io(dir, e))? {
+        let entry = entry.map_err(|e| ExperimentError::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let stale = [".tmp-", ".old-"].iter().any(|m| {
+            name.rfind(m).is_some_and(|i| {
+                let pid = &name[i + m.len()..];
+                !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+            })
+        });
+        if stale {
+            let p = entry.path();
+            let gone = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                fs::remove_dir_all(&p)
+            } else {
+                fs::remove_file(&p)
+            };
+            gone.map_err(|e| ExperimentError::io(&p, e))?;
+            removed.push(name);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
+/// Whether `dir` holds the complete run of `r`.
+fn is_done(dir: &Path, r: &PlannedRun) -> bool {
+    dir.join("summary.json").is_file()
+        && fs::read_to_string(dir.join("config.toml")).is_ok_and(|t| t == r.config_toml)
+}
+
+/// Appends lines to `sweep.log`.
+struct Log(Mutex<fs::File>);
+
+impl Log {
+    fn open(path: &Path) -> Result<Log, ExperimentError> {
+        let f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| ExperimentError::io(path, e))?;
+        Ok(Log(Mutex::new(f)))
+    }
+    fn line(&self, what: &str, run: &str, extra: &str) {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        let line = format!("{t:.3} {what} {run} pid={}{extra}\n", std::process::id());
+        if let Ok(mut f) = self.0.lock() {
+            // One write per line: appends of whole lines, even from threads.
+            let _ = f.write_all(line.as_bytes());
+        }
+    }
+}
+
+/// Run a sweep file: check it, skip what is done, run the rest on `jobs`
+/// threads with a progress bar, write `index.csv`.
+pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, ExperimentError> {
+    let t0 = Instant::now();
+    let sweep = load_sweep(path)?;
+    let runs = plan(&sweep)?;
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("runs").join(&sweep.name));
+    fs::create_dir_all(&dir).map_err(|e| ExperimentError::io(&dir, e))?;
+    let _lock = Lock::take(&dir)?;
+    let cleaned = clean_stale(&dir)?;
+    let log = Log::open(&dir.join("sweep.log"))?;
+
+    let todo: Vec<usize> = (0..runs.len())
+        .filter(|&i| !is_done(&dir.join(&runs[i].name), &runs[i]))
+        .collect();
+    let show = !opts.quiet;
+    if show {
+        let done = runs.len() - todo.len();
+        let mut msg = format!("{}: {} runs", sweep.name, runs.len());
+        if done > 0 {
+            let _ = write!(msg, ", {done} already done");
+        }
+        if !cleaned.is_empty() {
+            let _ = write!(msg, ", removed {} unfinished", cleaned.len());
+        }
+        eprintln!("rdmasim: {msg}; output in {}", dir.display());
+    }
+    let jobs = opts
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, todo.len().max(1));
+    let base_dir = config::base_dir(&sweep.base);
+
+    // Time series of every run to do, for one size note.
+    let mut ts_bytes = 0u64;
+    for &i in &todo {
+        let cfg = &runs[i].config;
+        if cfg.doc.timeseries.is_some() {
+            let s = config::build_scenario(cfg, &base_dir)?;
+            if let Some(m) = crate::timeseries::build_timeseries(cfg, &s)? {
+                ts_bytes += crate::timeseries::estimate(&m, &s).bytes;
+            }
+        }
+    }
+    if show && ts_bytes > crate::timeseries::LARGE_BYTES {
+        eprintln!(
+            "rdmasim: note: the runs' time series will take about {:.0} MB",
+            ts_bytes as f64 / 1e6
+        );
+    }
+
+    let bar = if show && std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(todo.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs done, {msg}, ETA {eta}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
+        );
+        b.set_message("0 running");
+        b.enable_steady_tick(Duration::from_millis(200));
+        Some(b)
+    } else {
+        None
+    };
+    let running = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
+    let status: Vec<Mutex<Option<RunStatus>>> = (0..runs.len()).map(|_| Mutex::new(None)).collect();
+    let set_running = |n: usize| {
+        if let Some(b) = &bar {
+            b.set_message(format!("{n} running"));
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| ExperimentError::Unsupported(format!("cannot start threads: {e}")))?;
+    pool.scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|_| loop {
+                let k = next.fetch_add(1, Ordering::SeqCst);
+                let Some(&i) = todo.get(k) else { break };
+                let r = &runs[i];
+                set_running(running.fetch_add(1, Ordering::SeqCst) + 1);
+                log.line("start", &r.name, "");
+                let started = Instant::now();
+                let (st, notes) = run_one(r, &dir, &base_dir);
+                let secs = started.elapsed().as_secs_f64();
+                let what = match &st {
+                    RunStatus::Clean => "done",
+                    RunStatus::Invariants(_) => "done-with-warnings",
+                    _ => "failed",
+                };
+                log.line(what, &r.name, &format!(" wall_s={secs:.3}"));
+                set_running(running.fetch_sub(1, Ordering::SeqCst) - 1);
+                let n = finished.fetch_add(1, Ordering::SeqCst) + 1;
+                let line = match &st {
+                    RunStatus::Clean => format!("{} ({secs:.1} s)", r.name),
+                    RunStatus::Invariants(w) => {
+                        format!("{} ({secs:.1} s): warning: {}", r.name, w.join("; "))
+                    }
+                    RunStatus::Failed(e) => format!("{}: failed: {e}", r.name),
+                    RunStatus::Skipped => unreachable!("only runs to do are run"),
+                };
+                match &bar {
+                    Some(b) => {
+                        if !matches!(st, RunStatus::Clean) {
+                            b.println(format!("rdmasim: {line}"));
+                        }
+                        for note in &notes {
+                            b.println(format!("rdmasim: note: {}: {note}", r.name));
+                        }
+                        b.inc(1);
+                    }
+                    None if show => {
+                        eprintln!("rdmasim: [{n}/{}] {line}", todo.len());
+                        for note in &notes {
+                            eprintln!("rdmasim: note: {}: {note}", r.name);
+                        }
+                    }
+                    None => {}
+                }
+                if let Ok(mut s) = status[i].lock() {
+                    *s = Some(st);
+                }
+            });
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let runs_status: Vec<(String, RunStatus)> = runs
+        .iter()
+        .zip(status)
+        .map(|(r, s)| {
+            let s = s.into_inner().ok().flatten().unwrap_or(RunStatus::Skipped);
+            (r.name.clone(), s)
+        })
+        .collect();
+    write_index(&dir, &sweep, &runs, &runs_status)?;
+    Ok(SweepReport {
+        name: sweep.name,
+        dir,
+        runs: runs_status,
+        cleaned,
+        wall_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
+fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<String>) {
+    let go = || -> Result<(Vec<String>, Vec<String>), ExperimentError> {
+        let mut s = config::build_scenario(&r.config, base_dir)?;
+        s.name = r.name.clone();
+        let timeseries = crate::timeseries::build_timeseries(&r.config, &s)?;
+        let opts = RunOptions {
+            progress: false,
+            quiet: true,
+            config_toml: Some(r.config_toml.clone()),
+            timeseries,
+        };
+        let report = run_scenario(s, Some(&dir.join(&r.name)), &opts)?;
+        Ok((report.invariant_failures, report.notes))
+    };
+    match go() {
+        Ok((w, notes)) if w.is_empty() => (RunStatus::Clean, notes),
+        Ok((w, notes)) => (RunStatus::Invariants(w), notes),
+        Err(e) => (RunStatus::Failed(e.to_string()), Vec::new()),
+    }
+}
+
+/// A CSV field, quoted if it needs to be.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Columns of `index.csv` after the axis values, and where each is found
+/// in `summary.json`.
+const INDEX_COLUMNS: [(&str, &[&str]); 14] = [
+    ("flows", &["flows", "total"]),
+    ("finished", &["flows", "finished"]),
+    ("unfinished", &["flows", "unfinished"]),
+    ("slowdown_avg", &["slowdown", "all", "avg"]),
+    ("slowdown_p50", &["slowdown", "all", "p50"]),
+    ("slowdown_p95", &["slowdown", "all", "p95"]),
+    ("slowdown_p99", &["slowdown", "all", "p99"]),
+    ("drops", &["counters", "drops"]),
+    ("pause_frames", &["counters", "pause_frames"]),
+    ("paused_ns", &["counters", "paused_ns"]),
+    ("ecn_marks", &["counters", "ecn_marks"]),
+    ("events", &["engine", "events"]),
+    ("sim_time_ns", &["engine", "sim_time_ns"]),
+    ("wall_s", &["engine", "wall_s"]),
+];
+
+/// One number of a summary: `slowdown.all` is the row labelled `all`.
+fn summary_value(v: &serde_json::Value, path: &[&str]) -> String {
+    let mut cur = v;
+    for p in path {
+        cur = match cur {
+            serde_json::Value::Array(rows) => match rows
+                .iter()
+                .find(|r| r.get("label").and_then(|l| l.as_str()) == Some(p))
+            {
+                Some(r) => r,
+                None => return String::new(),
+            },
+            other => match other.get(p) {
+                Some(x) => x,
+                None => return String::new(),
+            },
+        };
+    }
+    match cur {
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Write `index.csv`: `run`, one column per axis, `status`, then
+/// [`INDEX_COLUMNS`] from each run's `summary.json`.
+fn write_index(
+    dir: &Path,
+    sweep: &Sweep,
+    runs: &[PlannedRun],
+    status: &[(String, RunStatus)],
+) -> Result<(), ExperimentError> {
+    let mut s = String::from("run");
+    for a in &sweep.axes {
+        s.push(',');
+        s.push_str(&csv_field(&a.key));
+    }
+    s.push_str(",status");
+    for (c, _) in INDEX_COLUMNS {
+        s.push(',');
+        s.push_str(c);
+    }
+    s.push('\n');
+    for (r, (_, st)) in runs.iter().zip(status) {
+        s.push_str(&csv_field(&r.name));
+        for (_, v) in &r.values {
+            let v = v
+                .strip_prefix('"')
+                .and_then(|x| x.strip_suffix('"'))
+                .unwrap_or(v);
+            s.push(',');
+            s.push_str(&csv_field(v));
+        }
+        let summary = fs::read_to_string(dir.join(&r.name).join("summary.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        let st = match (st, &summary) {
+            (RunStatus::Failed(_), _) => "failed",
+            (_, None) => "missing",
+            (RunStatus::Invariants(_), _) => "warning",
+            (_, Some(v))
+                if summary_value(v, &["flows", "unfinished"]) != "0"
+                    || summary_value(v, &["counters", "lossless_drops"]) != "0" =>
+            {
+                "warning"
+            }
+            _ => "ok",
+        };
+        s.push(',');
+        s.push_str(st);
+        for (_, path) in INDEX_COLUMNS {
+            s.push(',');
+            if let Some(v) = &summary {
+                s.push_str(&summary_value(v, path));
+            }
+        }
+        s.push('\n');
+    }
+    let path = dir.join("index.csv");
+    let tmp = dir.join(format!("index.csv.tmp-{}", std::process::id()));
+    fs::write(&tmp, s)
+        .and_then(|()| fs::rename(&tmp, &path))
+        .map_err(|e| ExperimentError::io(&path, e))
+}
+
+/// A one-line account of a finished sweep, for people.
+pub fn describe(r: &SweepReport) -> String {
+    let skipped = r.count(|s| *s == RunStatus::Skipped);
+    let ran = r.runs.len() - skipped;
+    let warn = r.count(|s| matches!(s, RunStatus::Invariants(_)));
+    let failed = r.count(|s| matches!(s, RunStatus::Failed(_)));
+    let mut s = format!(
+        "{}: {} runs ({ran} ran, {skipped} already done",
+        r.name,
+        r.runs.len()
+    );
+    if warn > 0 {
+        let _ = write!(s, ", {warn} with warnings");
+    }
+    if failed > 0 {
+        let _ = write!(s, ", {failed} failed");
+    }
+    let _ = write!(
+        s,
+        ") in {:.1} s; index: {}",
+        r.wall_s,
+        r.dir.join("index.csv").display()
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"# base
+[run]
+name = "base"
+seed = 1
+
+[topology]
+kind = "star"
+hosts = 4   # four hosts
+
+[workload]
+kind = "incast"
+senders = [0, 1, 2]
+receiver = 3
+size = "10KB"
+
+[[ecn.thresholds]]
+rate = "100Gbps"
+kmin = "100KB"
+kmax = "400KB"
+"#;
+
+    fn sweep_of(axes: &str) -> Result<Sweep, ExperimentError> {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let k = N.fetch_add(1, Ordering::SeqCst);
+        let dir =
+            std::env::temp_dir().join(format!("rdmasim-sweep-unit-{}-{k}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("base.toml"), BASE).unwrap();
+        let text = format!("base = \"base.toml\"\nname = \"t\"\n\n[axes]\n{axes}");
+        let s = parse_sweep(&text, "s.toml", &dir);
+        fs::remove_dir_all(&dir).unwrap();
+        s
+    }
+
+    fn plan_of(axes: &str) -> Result<Vec<PlannedRun>, ExperimentError> {
+        plan(&sweep_of(axes)?)
+    }
+
+    #[test]
+    fn the_grid_names_and_configs() {
+        let runs = plan_of(
+            "\"run.seed\" = [1, 2]\n\"cc.kind\" = [\"dcqcn\", \"none\"]\n\"topology.hosts\" = [4]\n",
+        )
+        .unwrap();
+        let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "cc.kind=dcqcn,run.seed=1,topology.hosts=4",
+                "cc.kind=dcqcn,run.seed=2,topology.hosts=4",
+                "cc.kind=none,run.seed=1,topology.hosts=4",
+                "cc.kind=none,run.seed=2,topology.hosts=4",
+            ]
+        );
+        let r = &runs[1];
+        assert_eq!(r.config.doc.run.seed, Some(2));
+        assert_eq!(r.config.doc.cc.kind, Some(crate::config::CcKind::Dcqcn));
+        // Comments and the lines of untouched keys are kept.
+        let text = &r.config.text;
+        assert!(text.contains("hosts = 4   # four hosts"), "{text}");
+        assert_eq!(
+            text.lines().position(|l| l.starts_with("kind = \"star\"")),
+            Some(6)
+        );
+        assert!(r
+            .config_toml
+            .starts_with("# rdmasim sweep \"t\" (s.toml): base.toml with\n"));
+        assert!(r.config_toml.contains("cc.kind = \"dcqcn\", run.seed = 2"));
+    }
+
+    #[test]
+    fn any_key_array_elements_too() {
+        let runs = plan_of("\"ecn.thresholds[0].kmin\" = [\"50KB\", \"200KB\"]\n").unwrap();
+        assert_eq!(runs[0].name, "ecn.thresholds_0_.kmin=50KB");
+        let t = runs[1].config.doc.ecn.thresholds.as_ref().unwrap();
+        assert_eq!(t[0].kmin.as_deref(), Some("200KB"));
+        let runs = plan_of("\"workload.senders\" = [[0, 1], [1, 2]]\n").unwrap();
+        assert_eq!(runs[0].name, "workload.senders=_0__1_");
+        assert_eq!(
+            runs[1].config.doc.workload.as_ref().unwrap().senders,
+            Some(vec![1, 2])
+        );
+        let runs = plan_of("\"cc.dcqcn.g\" = [0.5]\n\"cc.kind\" = [\"dcqcn\"]\n").unwrap();
+        assert_eq!(runs[0].config.doc.cc.dcqcn.as_ref().unwrap().g, Some(0.5));
+        // [set]: in every run, not in the names.
+        let s =
+            sweep_of("\"run.seed\" = [1, 2]\n[set]\n\"timeseries.interval\" = \"5us\"\n").unwrap();
+        let runs = plan(&s).unwrap();
+        assert_eq!(runs[1].name, "run.seed=2");
+        let ts = runs[1].config.doc.timeseries.as_ref().unwrap();
+        assert_eq!(ts.interval.as_deref(), Some("5us"));
+        assert!(runs[1]
+            .config_toml
+            .contains("run.seed = 2, timeseries.interval = \"5us\""));
+        let e = plan_of("\"run.seed\" = [1]\n[set]\n\"timeseries.intervall\" = \"5us\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:7: set.\"timeseries.intervall\": unknown key"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_sweep_line() {
+        let e = plan_of("\"run.seed\" = [1]\n\"workload.lod\" = [0.3]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:6: axes.\"workload.lod\": unknown key"),
+            "{e}"
+        );
+        let e = plan_of("\"bogus.x\" = [1]\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"bogus.x\": unknown section"),
+            "{e}"
+        );
+        let e = plan_of("\"topology.hosts\" = [4, 0]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"topology.hosts\": value 0: "),
+            "{e}"
+        );
+        let e = plan_of("\"cc.kind\" = [\"dcqcn\", \"fast\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("axes.\"cc.kind\": unknown value \"fast\""),
+            "{e}"
+        );
+        let e = plan_of("\"run.seed.x\" = [1]\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"run.seed.x\": seed is not a table"),
+            "{e}"
+        );
+        let e = plan_of("\"ecn.thresholds[3].kmin\" = [\"1KB\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("thresholds[3] does not exist (the base config has 1)"),
+            "{e}"
+        );
+        let e = plan_of("\"run.seed\" = [1, 1]\n").unwrap_err().to_string();
+        assert!(e.contains("1 is listed twice"), "{e}");
+        let e = plan_of("\"run.seed\" = 1\n").unwrap_err().to_string();
+        assert!(e.contains("expected a list of values"), "{e}");
+        let e = plan_of("\"a..b\" = [1]\n").unwrap_err().to_string();
+        assert!(e.contains("not a dotted key path"), "{e}");
+        let e = parse_sweep(
+            "base = \"x.toml\"\nbogus = 1\n[axes]\n",
+            "s.toml",
+            Path::new("/nonexistent"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("s.toml:2: bogus: unknown key"), "{e}");
+    }
+
+    #[test]
+    fn names_are_sanitized_and_bounded() {
+        assert_eq!(name_part("\"a b/c\""), "a_b_c");
+        assert_eq!(name_part("0.3"), "0.3");
+        let long: Vec<(String, String)> =
+            vec![("k".into(), "x".repeat(300)), ("j".into(), "1".into())];
+        let n = run_name(&long);
+        assert_eq!(n.len(), MAX_NAME);
+        assert_ne!(n, run_name(&[("k".into(), "x".repeat(301))]));
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+    }
+
+    #[test]
+    fn stale_temporary_directories_are_removed() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-sweep-stale-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        for d in ["a=1.tmp-123", "b=2.old-9", "c=3", "d.tmp-x"] {
+            fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        assert_eq!(clean_stale(&dir).unwrap(), vec!["a=1.tmp-123", "b=2.old-9"]);
+        assert!(dir.join("c=3").exists() && dir.join("d.tmp-x").exists());
+        fs::write(dir.join("index.csv.tmp-77"), "run\n").unwrap();
+        assert_eq!(clean_stale(&dir).unwrap(), vec!["index.csv.tmp-77"]);
+        // A lock left by a dead process is taken over and released; one
+        // held by a live process (init) is refused.
+        fs::write(dir.join(LOCK), "999999999\n").unwrap();
+        let lock = Lock::take(&dir).unwrap();
+        assert_eq!(Lock::holder(&dir), Some(std::process::id()));
+        drop(lock);
+        assert!(!dir.join(LOCK).exists());
+        if alive(1) {
+            fs::write(dir.join(LOCK), "1\n").unwrap();
+            let e = Lock::take(&dir).err().unwrap().to_string();
+            assert!(e.contains("another sweep (process 1) is running"), "{e}");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,258 @@
+//! HPCC, as the peer implements it (`CC_MODE 3`).
+//!
+//! Heads up: read `specs/peer-hpcc-ns3.md` §2.3 ("3 = HPCC") and HPCC's
+//! Algorithm 1 before changing this file. Per ACK, for each hop j of the
+//! echoed INT stack:
+//!
+//! ```text
+//! u_j = txRate_j / B_j + min(qlen_j, qlen_j,prev) / (B_j · T)
+//! U   = max_j u_j (with that hop's τ), τ capped at T
+//! u   = (u·(T − τ) + U·τ) / T                       (EWMA over one T)
+//! if u/η ≥ 1 or incStage ≥ maxStage:  R = Rc / (u/η) + W_AI
+//! else:                               R = Rc + W_AI, incStage + 1
+//! ```
+//!
+//! The reference rate Rc (and incStage) is committed once per RTT, when the
+//! ACK passes the `snd_nxt` recorded at the previous commit; other ACKs only
+//! "fast react" from Rc. The window is W·R/line rate (`VAR_WIN`, applied by
+//! the QP). Names follow the peer's `hp` state.
+
+use super::{AckSample, CcEnv, CongestionControl, TimerRequests};
+use crate::wire::{IntHop, MAX_INT_HOPS};
+use engine::{Rate, Time};
+
+/// HPCC parameters (peer keys in parentheses).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HpccConfig {
+    /// Target utilisation η (`U_TARGET`, 0.95).
+    pub eta: f64,
+    /// Stages of additive increase before a multiplicative step
+    /// (`MI_THRESH`, run.py 0: always multiplicative).
+    pub max_stage: u32,
+    /// Additive increase W_AI (`RATE_AI`; the HPCC paper's figures use
+    /// 50 Mb/s, run.py's default is 10·bw/25 Mb/s).
+    pub rate_ai: Rate,
+    /// Rate floor (`MIN_RATE`, 100 Mb/s in the shipped config).
+    pub min_rate: Rate,
+    /// React on every ACK from the committed rate (`FAST_REACT`, 1).
+    pub fast_react: bool,
+    /// Skip fast-react hops whose queue is empty (`SAMPLE_FEEDBACK`, 0).
+    pub sample_feedback: bool,
+}
+
+impl Default for HpccConfig {
+    fn default() -> Self {
+        HpccConfig {
+            eta: 0.95,
+            max_stage: 0,
+            rate_ai: Rate::mbps(50),
+            min_rate: Rate::mbps(100),
+            fast_react: true,
+            sample_feedback: false,
+        }
+    }
+}
+
+/// One QP's HPCC sender state.
+#[derive(Clone, Debug)]
+pub struct Hpcc {
+    cfg: HpccConfig,
+    line_rate: u64,
+    /// T in ns (the peer's `m_baseRtt`).
+    t_ns: u64,
+    /// W in bytes (the peer's `m_win`).
+    w: u64,
+    /// Current rate R.
+    rate: u64,
+    /// Committed reference rate Rc.
+    cur_rate: u64,
+    inc_stage: u32,
+    /// EWMA of the normalised inflight, u.
+    u: f64,
+    last_update_seq: u64,
+    hops: [IntHop; MAX_INT_HOPS],
+}
+
+impl Hpcc {
+    /// A QP starting at line rate.
+    pub fn new(cfg: HpccConfig, env: &CcEnv) -> Hpcc {
+        Hpcc {
+            cfg,
+            line_rate: env.line_rate.bps(),
+            t_ns: env.base_rtt.ns().max(1),
+            w: env.bdp.max(1),
+            rate: env.line_rate.bps(),
+            cur_rate: env.line_rate.bps(),
+            inc_stage: 0,
+            u: 1.0,
+            last_update_seq: 0,
+            hops: [IntHop::default(); MAX_INT_HOPS],
+        }
+    }
+
+    /// The EWMA of normalised inflight, u.
+    pub fn utilisation(&self) -> f64 {
+        self.u
+    }
+
+    /// Peer `UpdateRateHp`.
+    fn update(&mut self, ack: &AckSample<'_>, fast_react: bool) {
+        if self.last_update_seq == 0 {
+            // First RTT: only store the INT.
+            self.last_update_seq = ack.snd_nxt;
+            for (i, h) in ack.int.iter().enumerate() {
+                self.hops[i] = *h;
+            }
+            return;
+        }
+        let mut big_u = 0.0f64;
+        let mut dt = 0u64;
+        let mut updated_any = false;
+        for (i, h) in ack.int.iter().enumerate() {
+            if self.cfg.sample_feedback && h.qlen == 0 && fast_react {
+                continue;
+            }
+            let prev = self.hops[i];
+            let tau = h.ts_ns.saturating_sub(prev.ts_ns);
+            if tau == 0 {
+                // Two samples in the same nanosecond: no rate to compute.
+                continue;
+            }
+            updated_any = true;
+            let duration = tau as f64 * 1e-9;
+            let tx_rate = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 / duration;
+            let b = h.rate_bps as f64;
+            let u = tx_rate / b
+                + h.qlen.min(prev.qlen) as f64 * self.line_rate as f64 / b / self.w as f64;
+            if u > big_u {
+                big_u = u;
+                dt = tau;
+            }
+            self.hops[i] = *h;
+        }
+        let mut new_rate = self.cur_rate;
+        let mut new_stage = self.inc_stage;
+        if updated_any {
+            let t = self.t_ns;
+            let dt = dt.min(t);
+            self.u = (self.u * (t - dt) as f64 + big_u * dt as f64) / t as f64;
+            let max_c = self.u / self.cfg.eta;
+            let ai = self.cfg.rate_ai.bps();
+            if max_c >= 1.0 || self.inc_stage >= self.cfg.max_stage {
+                new_rate = (self.cur_rate as f64 / max_c) as u64 + ai;
+                new_stage = 0;
+            } else {
+                new_rate = self.cur_rate + ai;
+                new_stage = self.inc_stage + 1;
+            }
+            new_rate = new_rate.clamp(self.cfg.min_rate.bps(), self.line_rate);
+            self.rate = new_rate;
+        }
+        if !fast_react {
+            if updated_any {
+                self.cur_rate = new_rate;
+                self.inc_stage = new_stage;
+            }
+            if ack.snd_nxt > self.last_update_seq {
+                self.last_update_seq = ack.snd_nxt;
+            }
+        }
+    }
+}
+
+impl CongestionControl for Hpcc {
+    fn rate(&self) -> Rate {
+        Rate(self.rate)
+    }
+
+    /// Peer `HandleAckHp`: a full update once per RTT, fast react otherwise.
+    fn on_ack(&mut self, _now: Time, ack: &AckSample<'_>, _t: &mut TimerRequests) {
+        if ack.seq > self.last_update_seq {
+            self.update(ack, false);
+        } else if self.cfg.fast_react {
+            self.update(ack, true);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::Delta;
+
+    fn env() -> CcEnv {
+        // 100 Gb/s, T = 10 µs → W = 125 kB.
+        CcEnv {
+            line_rate: Rate::gbps(100),
+            base_rtt: Delta::from_us(10),
+            bdp: 125_000,
+            mtu: 1000,
+        }
+    }
+
+    fn hop(ts_ns: u64, tx_bytes: u64, qlen: u64) -> IntHop {
+        IntHop {
+            ts_ns,
+            tx_bytes,
+            qlen,
+            rate_bps: 100_000_000_000,
+        }
+    }
+
+    fn ack<'a>(seq: u64, snd_nxt: u64, int: &'a [IntHop]) -> AckSample<'a> {
+        AckSample {
+            seq,
+            newly_acked: 1000,
+            rtt: Delta::from_us(10),
+            ecn_echo: false,
+            snd_nxt,
+            int,
+        }
+    }
+
+    #[test]
+    fn a_full_link_with_a_queue_cuts_the_rate_below_eta() {
+        let mut h = Hpcc::new(HpccConfig::default(), &env());
+        let mut t = TimerRequests::default();
+        h.on_ack(Time::ZERO, &ack(1000, 10_000, &[hop(0, 0, 50_000)]), &mut t);
+        // 10 µs later the hop sent at line rate (125 kB) and holds 50 kB.
+        h.on_ack(
+            Time::ZERO,
+            &ack(20_000, 30_000, &[hop(10_000, 125_000, 50_000)]),
+            &mut t,
+        );
+        // u_j = 1 + 50 kB / 125 kB = 1.4; τ = T, so u = 1.4.
+        assert!((h.utilisation() - 1.4).abs() < 1e-9);
+        let expect = (100e9 / (1.4 / 0.95)) as u64 + 50_000_000;
+        assert_eq!(h.rate(), Rate(expect));
+    }
+
+    #[test]
+    fn an_idle_path_lets_the_rate_climb_back() {
+        let mut h = Hpcc::new(HpccConfig::default(), &env());
+        let mut t = TimerRequests::default();
+        h.on_ack(Time::ZERO, &ack(1000, 10_000, &[hop(0, 0, 0)]), &mut t);
+        h.on_ack(
+            Time::ZERO,
+            &ack(20_000, 30_000, &[hop(10_000, 62_500, 0)]),
+            &mut t,
+        );
+        // Half utilised: u = 0.5, R = Rc/(0.5/0.95) + AI, capped at line rate.
+        assert_eq!(h.rate(), Rate::gbps(100));
+    }
+
+    #[test]
+    fn fast_react_does_not_commit_the_reference_rate() {
+        let mut h = Hpcc::new(HpccConfig::default(), &env());
+        let mut t = TimerRequests::default();
+        h.on_ack(Time::ZERO, &ack(1000, 10_000, &[hop(0, 0, 50_000)]), &mut t);
+        // An ACK below last_update_seq (10 000): fast react only.
+        h.on_ack(
+            Time::ZERO,
+            &ack(5_000, 12_000, &[hop(10_000, 125_000, 50_000)]),
+            &mut t,
+        );
+        assert!(h.rate() < Rate::gbps(100));
+        assert_eq!(h.cur_rate, 100_000_000_000);
+    }
+}
