@@ -395,13 +395,13 @@ fn peer_config_runs_and_writes_the_peer_files() {
 #[test]
 fn peer_config_lists_unsupported_keys_in_one_warning() {
     let dir = workdir("hpcc-warn");
-    peer_files(&dir, "ENABLE_TRACE 1\nLINK_DOWN 5 0 4\nNO_SUCH_KEY 3\n");
+    peer_files(&dir, "ENABLE_TRACE 1\nNO_SUCH_KEY 3\n");
     let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
     let err = text(&out.stderr);
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
     assert_eq!(warnings.len(), 1, "{err}");
-    for k in ["ENABLE_TRACE", "LINK_DOWN", "NO_SUCH_KEY"] {
+    for k in ["ENABLE_TRACE", "NO_SUCH_KEY"] {
         assert!(warnings[0].contains(k), "{err}");
     }
 }
@@ -432,4 +432,32 @@ fn peer_config_bad_value_names_file_line_and_key() {
         text(&out.stderr)
     );
     assert!(!dir.join("out/fct.txt").exists());
+}
+
+#[test]
+fn peer_config_writes_the_queue_length_monitor_file() {
+    let dir = workdir("hpcc-qlen");
+    peer_files(
+        &dir,
+        "QLEN_MON_FILE out/qlen.txt\nQLEN_MON_START 2000000000\nQLEN_MON_END 2100000000\n",
+    );
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let q = fs::read_to_string(dir.join("out/qlen.txt")).unwrap();
+    let blocks: Vec<&str> = q.split("time: ").filter(|b| !b.is_empty()).collect();
+    // Dumps at every 100 ms sample time in the window: 2.0 s and 2.1 s.
+    assert_eq!(blocks.len(), 2, "{q}");
+    assert!(blocks[1].starts_with("2100000000\n"), "{q}");
+    let lines: Vec<&str> = blocks[1].lines().skip(1).collect();
+    // One line per switch port (the star's switch is node 4, ports 1-4).
+    assert_eq!(lines.len(), 4, "{q}");
+    for l in &lines {
+        let f: Vec<u64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+        assert_eq!(f[0], 4);
+        // Every 100 ns from 2.0 s to 2.1 s inclusive: 1,000,001 samples.
+        assert_eq!(f[2..].iter().sum::<u64>(), 1_000_001, "{l}");
+    }
+    // The incast queued at the receiver's port (if_index 1) early on.
+    let receiver: Vec<u64> = lines[0].split(' ').map(|x| x.parse().unwrap()).collect();
+    assert!(receiver.len() > 3, "{}", lines[0]);
 }

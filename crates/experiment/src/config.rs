@@ -98,6 +98,21 @@ pub struct ConfigDoc {
     pub output: OutputSection,
     /// `[timeseries]`: present means on ([`crate::timeseries`]).
     pub timeseries: Option<crate::timeseries::TimeseriesSection>,
+    /// `[[link_down]]`: link failures.
+    pub link_down: Option<Vec<LinkDownSection>>,
+}
+
+/// `[[link_down]]`: at `at`, the link between nodes `a` and `b` goes down
+/// for good and routes are recomputed (the peer's `LINK_DOWN`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDownSection {
+    /// When (absolute simulated time).
+    pub at: String,
+    /// One end.
+    pub a: u32,
+    /// The other end.
+    pub b: u32,
 }
 
 /// `[run]`: name, seed, stop time.
@@ -370,6 +385,8 @@ pub struct HpccSection {
     pub fast_react: Option<bool>,
     /// Skip fast-react hops with an empty queue.
     pub sample_feedback: Option<bool>,
+    /// One reference rate per hop (MULTI_RATE).
+    pub multi_rate: Option<bool>,
 }
 
 /// `[cc.timely]`: every [`TimelyConfig`] field, optional.
@@ -851,6 +868,21 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
     };
     if let Some(e) = ts.error_rate_per_link {
         net.error_rate_per_link = cx.fraction("topology.error_rate_per_link", e, true)?;
+    }
+    for (i, f) in doc.link_down.iter().flatten().enumerate() {
+        let path = format!("link_down[{i}]");
+        let at = Time(cx.time(&format!("{path}.at"), &f.at)?.ps());
+        let linked = topo
+            .links
+            .iter()
+            .any(|l| (l.a, l.b) == (f.a, f.b) || (l.a, l.b) == (f.b, f.a));
+        if !linked {
+            return Err(cx.err(
+                &format!("{path}.b"),
+                format!("nodes {} and {} share no link", f.a, f.b),
+            ));
+        }
+        net.link_down.push((at, f.a, f.b));
     }
     net.stop_time = Some(match &doc.run.stop {
         Some(s) => Time(cx.positive_time("run.stop", s)?.ps()),
@@ -1386,6 +1418,9 @@ fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
             }
             if let Some(v) = s.sample_feedback {
                 h.sample_feedback = v;
+            }
+            if let Some(v) = s.multi_rate {
+                h.multi_rate = v;
             }
             Ok(CcConfig::Hpcc(h))
         }

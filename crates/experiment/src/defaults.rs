@@ -136,6 +136,7 @@ kind = "{cc_kind}"                     # "none" | "dcqcn" | "hpcc" | "timely" | 
 # min_rate = "{h_min}"           # MIN_RATE (the shipped config)
 # fast_react = {h_fr}              # FAST_REACT
 # sample_feedback = {h_sf}        # SAMPLE_FEEDBACK
+# multi_rate = {h_mr}             # MULTI_RATE
 
 # Used with kind = "timely"; {PEER} §2.3 (attributes of the peer, not keys).
 # [cc.timely]
@@ -205,6 +206,7 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         h_min = h.min_rate,
         h_fr = h.fast_react,
         h_sf = h.sample_feedback,
+        h_mr = h.multi_rate,
         t_a = t.alpha,
         t_b = t.beta,
         t_lo = fmt_delta(t.t_low),

@@ -238,6 +238,10 @@ pub(crate) fn write_peer_outputs(
     if let Some(pfc) = &peer.pfc {
         write_atomically(pfc, peer_pfc_text(&results.pfc_log).as_bytes())?;
     }
+    if let Some(qlen) = &peer.qlen {
+        let text = results.qlen_text.as_deref().unwrap_or("");
+        write_atomically(qlen, text.as_bytes())?;
+    }
     Ok(())
 }
 

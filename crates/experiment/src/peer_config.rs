@@ -36,7 +36,6 @@ const INERT_KEYS: &[&str] = &[
     "PAUSE_TIME",
     "DATA_RATE",
     "LINK_DELAY",
-    "QLEN_MON_FILE",
 ];
 
 struct Line<'a> {
@@ -160,6 +159,8 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     let mut pmax = None;
     let mut qlen = (None, None);
     let mut unsupported = Vec::new();
+    let mut link_down = None;
+    let mut qlen_file = None;
     let mut unknown = Vec::new();
     for l in &lines {
         match l.key {
@@ -238,14 +239,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             }
             "FAST_REACT" => hpcc.fast_react = flag(l)?,
             "SAMPLE_FEEDBACK" => hpcc.sample_feedback = flag(l)?,
-            "MULTI_RATE" => {
-                if flag(l)? {
-                    unsupported.push(format!(
-                        "MULTI_RATE 1 (line {}): HPCC keeps one rate per QP",
-                        l.no
-                    ));
-                }
-            }
+            "MULTI_RATE" => hpcc.multi_rate = flag(l)?,
             "GLOBAL_T" => net.nic.global_t = flag(l)?,
             "VAR_WIN" => net.nic.var_win = flag(l)?,
             "ERROR_RATE_PER_LINK" => {
@@ -274,12 +268,21 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             "RATE_BOUND" => net.nic.rate_bound = flag(l)?,
             "ACK_HIGH_PRIO" => net.nic.ack_high_prio = flag(l)?,
             "LINK_DOWN" => {
-                if l.vals.iter().any(|v| *v != "0") {
-                    unsupported.push(format!(
-                        "LINK_DOWN {} (line {}): links never fail",
-                        l.vals.join(" "),
-                        l.no
+                // `t_us a b`: at 2 s + t µs the link a–b goes down (§3.4).
+                let v: Vec<u64> = l
+                    .vals
+                    .iter()
+                    .map(|v| v.parse::<u64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| err(l, "expected 't_us a b' as three whole numbers".into()))?;
+                if v.len() != 3 {
+                    return Err(err(
+                        l,
+                        format!("expected 't_us a b', found {} values", v.len()),
                     ));
+                }
+                if v.iter().any(|&x| x != 0) {
+                    link_down = Some((v[0], v[1] as u32, v[2] as u32, l.no));
                 }
             }
             "ENABLE_TRACE" => {
@@ -300,6 +303,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 }
                 net.buffer.size = (mb * 1024.0 * 1024.0) as u64;
             }
+            "QLEN_MON_FILE" => qlen_file = Some(PathBuf::from(one(l)?)),
             "QLEN_MON_START" => qlen.0 = Some(num(l)?),
             "QLEN_MON_END" => qlen.1 = Some(num(l)?),
             k if INERT_KEYS.contains(&k) => {}
@@ -312,12 +316,17 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     net.nic.switch_ack_high_prio = false;
     // The peer has no retransmission timeout (§2.2).
     net.nic.rto = None;
-    if let (Some(a), Some(b)) = qlen {
-        if a < b {
-            unsupported.push(
-                "QLEN_MON_START < QLEN_MON_END: no queue-length monitor file is written".into(),
-            );
-        }
+    // The monitor samples every 100 ns from QLEN_MON_START while before
+    // QLEN_MON_END (ns), dumping every 100 ms (third.cc, §4).
+    if qlen_file.is_some() {
+        let start = qlen.0.unwrap_or(2e9).max(0.0);
+        let end = qlen.1.unwrap_or(start).max(0.0);
+        net.qlen_monitor = Some(net::qlen::QlenMonitorConfig {
+            start: Time((start * 1000.0).round() as u64),
+            end: Time((end * 1000.0).round() as u64),
+            interval: Delta::from_ns(100),
+            dump_every: Delta::from_ms(100),
+        });
     }
     if !unknown.is_empty() {
         unsupported.push(format!("unknown keys: {}", unknown.join(", ")));
@@ -395,6 +404,22 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     )
     .map_err(ExperimentError::Input)?;
 
+    if let Some((t_us, a, b, line)) = link_down {
+        let linked = topo
+            .links
+            .iter()
+            .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a));
+        if !linked {
+            return Err(ExperimentError::Input(InputError::at(
+                &file,
+                Some(line),
+                "LINK_DOWN",
+                format!("nodes {a} and {b} share no link in {}", topo_path.display()),
+            )));
+        }
+        net.link_down
+            .push((Time(2_000_000_000_000 + t_us * 1_000_000), a, b));
+    }
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -407,7 +432,11 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             flows,
             net,
             record_pfc: pfc_file.is_some(),
-            peer_outputs: Some(PeerOutputs { fct, pfc: pfc_file }),
+            peer_outputs: Some(PeerOutputs {
+                fct,
+                pfc: pfc_file,
+                qlen: qlen_file,
+            }),
         },
         unsupported,
     })

@@ -42,6 +42,9 @@ pub struct PeerOutputs {
     pub fct: PathBuf,
     /// The PFC file, if wanted; setting it turns PFC recording on.
     pub pfc: Option<PathBuf>,
+    /// The queue-length monitor file (`QLEN_MON_FILE`), written when the
+    /// scenario's `net.qlen_monitor` is set.
+    pub qlen: Option<PathBuf>,
 }
 
 /// How to run: what to show while running, and what to copy into the run

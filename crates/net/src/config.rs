@@ -241,6 +241,11 @@ pub struct NetConfig {
     /// Packet error rate on links whose own error rate is 0
     /// (the peer's `ERROR_RATE_PER_LINK`).
     pub error_rate_per_link: f64,
+    /// Link failures: at this time the link between these two nodes goes
+    /// down for good and routes are recomputed (the peer's `LINK_DOWN`).
+    pub link_down: Vec<(engine::Time, u32, u32)>,
+    /// The peer's queue-length monitor (`QLEN_MON_*`), off by default.
+    pub qlen_monitor: Option<crate::qlen::QlenMonitorConfig>,
 }
 
 impl Default for NetConfig {
@@ -254,6 +259,8 @@ impl Default for NetConfig {
             cc: CcConfig::default(),
             stop_time: None,
             error_rate_per_link: 0.0,
+            link_down: Vec::new(),
+            qlen_monitor: None,
         }
     }
 }

@@ -12,9 +12,11 @@ pub mod fc;
 pub mod hash;
 pub mod mmu;
 pub mod monitor;
+pub mod qlen;
 pub mod transport;
 pub mod wire;
 
+mod failure;
 mod nic;
 mod results;
 mod sim;

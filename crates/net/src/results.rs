@@ -95,6 +95,8 @@ pub struct RunResults {
     pub end_time: Time,
     /// PFC frames received, if recording was on.
     pub pfc_log: Vec<PfcLogEntry>,
+    /// The queue-length monitor's file (the peer's `QLEN_MON_FILE`), if on.
+    pub qlen_text: Option<String>,
 }
 
 impl RunResults {
@@ -211,6 +213,7 @@ impl Simulation {
             packet_hops: self.packet_hops,
             end_time: now,
             pfc_log: self.pfc_log.clone(),
+            qlen_text: self.qlen_text().map(str::to_string),
         }
     }
 }

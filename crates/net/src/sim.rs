@@ -36,6 +36,10 @@ pub(crate) enum Event {
     QpTimer { qp: u32, slot: u8, version: u32 },
     /// A flow-control timer of a port.
     FcTimer { port: u32, version: u32 },
+    /// The `k`-th configured link failure happens.
+    LinkDown { k: u32 },
+    /// The queue-length monitor writes its histograms.
+    QlenDump,
     /// A time-series sample (monitor.rs).
     Monitor,
 }
@@ -56,6 +60,8 @@ pub(crate) struct Port {
     /// Frames sent from this port are corrupted on arrival with this probability.
     pub error_rate: f64,
     pub busy: bool,
+    /// False once its link was taken down (`LINK_DOWN`): it sends nothing.
+    pub up: bool,
     /// Control frames: strict priority, never paused.
     pub ctrl: VecDeque<Packet>,
     /// Egress queues per class (switch ports).
@@ -98,6 +104,9 @@ pub struct PortCounters {
     pub drops: [u64; N_CLASSES],
     /// Frames lost to the link error model on arrival through this port.
     pub corrupted: u64,
+    /// Frames dropped at this switch ingress because no route led to their
+    /// destination (after a link failure).
+    pub unroutable: u64,
     /// Data frames ECN-marked at this egress.
     pub ecn_marks: u64,
     /// Highest egress queue occupancy in bytes.
@@ -159,6 +168,32 @@ pub(crate) struct Qp {
 /// Timer slot of the retransmission timeout, after the CC's slots.
 pub(crate) const RTO_SLOT: usize = N_CC_TIMERS;
 
+/// Next-hop local ports of switch `node` towards every host: a flat list and
+/// offsets per host index. `link_map` maps the link indices `routes` uses
+/// to `topo`'s when the routes were computed on a subset of the links.
+pub(crate) fn route_table(
+    topo: &Topology,
+    routes: &topo::Routes,
+    link_map: Option<&[u32]>,
+    link_port: &[[u32; 2]],
+    node: u32,
+    first_port: u32,
+    hosts: &[u32],
+) -> (Vec<u16>, Vec<u32>) {
+    let mut flat = Vec::new();
+    let mut off = Vec::with_capacity(hosts.len() + 1);
+    for &h in hosts {
+        off.push(flat.len() as u32);
+        for &li in routes.next_hops(node, h) {
+            let li = link_map.map_or(li, |m| m[li as usize]) as usize;
+            let end = if topo.links[li].a == node { 0 } else { 1 };
+            flat.push((link_port[li][end] - first_port) as u16);
+        }
+    }
+    off.push(flat.len() as u32);
+    (flat, off)
+}
+
 /// A network ready to run: build it with [`Simulation::new`], then
 /// [`Simulation::run`].
 #[derive(Debug)]
@@ -184,6 +219,15 @@ pub struct Simulation {
     /// The largest base RTT (ns) and BDP (bytes) over all host pairs, when
     /// `global_t` needs them (the peer's maxRtt, maxBdp).
     pub(crate) max_rtt_bdp: Option<(u64, u64)>,
+    /// What routing needs to be recomputed after a link failure.
+    pub(crate) topo: Topology,
+    pub(crate) link_port: Vec<[u32; 2]>,
+    pub(crate) hosts: Vec<u32>,
+    /// Configured failures as link indices, in `cfg.link_down` order.
+    pub(crate) failures: Vec<u32>,
+    pub(crate) link_up: Vec<bool>,
+    /// The peer's queue-length monitor, when configured.
+    pub(crate) qlen: Option<Box<crate::qlen::QlenMonitor>>,
     /// INT stacks of packets in flight (HPCC), indexed by `Packet::int`.
     pub(crate) int_pool: Vec<IntStack>,
     pub(crate) int_free: Vec<u32>,
@@ -213,6 +257,9 @@ pub enum BuildError {
         /// What is wrong.
         msg: String,
     },
+    /// A link failure names two nodes that share no link.
+    #[error("link failure between nodes {0} and {1}: there is no such link")]
+    NoSuchLink(u32, u32),
     /// Flows are not sorted by start time.
     #[error("flows must be sorted by start time (flow {0} starts before its predecessor)")]
     Unsorted(u32),
@@ -304,6 +351,7 @@ impl Simulation {
                     delay: l.delay,
                     error_rate,
                     busy: false,
+                    up: true,
                     ctrl: VecDeque::new(),
                     queues: Default::default(),
                     queue_bytes: 0,
@@ -366,17 +414,8 @@ impl Simulation {
                 let t = cfg.ecn.for_rate(port.rate);
                 ecn.push((t.kmin, t.kmax, t.pmax));
             }
-            let mut flat = Vec::new();
-            let mut off = Vec::with_capacity(hosts.len() + 1);
-            for &h in &hosts {
-                off.push(flat.len() as u32);
-                for &li in routes.next_hops(node as u32, h) {
-                    let l = &topo.links[li as usize];
-                    let end = if l.a as usize == node { 0 } else { 1 };
-                    flat.push((link_port[li as usize][end] - first) as u16);
-                }
-            }
-            off.push(flat.len() as u32);
+            let (flat, off) =
+                route_table(topo, &routes, None, &link_port, node as u32, first, &hosts);
             node_switch[node] = switches.len() as u32;
             switches.push(Switch {
                 first_port: first,
@@ -436,6 +475,35 @@ impl Simulation {
         if let Some(f) = flows.first() {
             q.push(f.start, Event::FlowArrive);
         }
+        let qlen = cfg.qlen_monitor.clone().map(|m| {
+            let mut order = Vec::new();
+            for p in &ports {
+                if !p.is_host {
+                    order.push((p.node, 0, u32::from(p.local) + 1));
+                }
+            }
+            for (i, p) in ports.iter().enumerate().filter(|(_, p)| !p.is_host) {
+                let slot = order
+                    .iter_mut()
+                    .find(|o| o.0 == p.node && o.2 == u32::from(p.local) + 1)
+                    .expect("listed");
+                slot.1 = i as u32;
+            }
+            Box::new(crate::qlen::QlenMonitor::new(m, order, ports.len()))
+        });
+        if let Some(d) = qlen.as_ref().and_then(|m| m.next_dump()) {
+            q.push(d, Event::QlenDump);
+        }
+        let mut failures = Vec::new();
+        for (k, &(at, a, b)) in cfg.link_down.iter().enumerate() {
+            let li = topo
+                .links
+                .iter()
+                .position(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+                .ok_or(BuildError::NoSuchLink(a, b))?;
+            failures.push(li as u32);
+            q.push(at, Event::LinkDown { k: k as u32 });
+        }
         let n_flows = flows.len();
         Ok(Simulation {
             cfg,
@@ -458,6 +526,12 @@ impl Simulation {
             max_rtt_bdp,
             int_pool: Vec::new(),
             int_free: Vec::new(),
+            link_up: vec![true; topo.links.len()],
+            qlen,
+            topo: topo.clone(),
+            link_port,
+            hosts,
+            failures,
             events: 0,
             packet_hops: 0,
             outbox: FcOutbox::default(),
@@ -516,9 +590,9 @@ impl Simulation {
                 });
             }
         }
-        if self.now < stop && stop != Time::MAX && self.finished < n_flows && self.q.is_empty() {
-            // Nothing left to happen: unfinished flows are stalled for good.
-        }
+        // The peer keeps running to its stop time: owe it the idle dumps.
+        let until = if stop == Time::MAX { self.now } else { stop };
+        self.qlen_finish(until);
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -539,6 +613,15 @@ impl Simulation {
             }
             Event::QpTimer { qp, slot, version } => self.qp_timer(qp, slot as usize, version),
             Event::FcTimer { port, version } => self.fc_timer(port, version),
+            Event::LinkDown { k } => self.link_down(k as usize),
+            Event::QlenDump => {
+                if let Some(m) = self.qlen.as_mut() {
+                    m.dump(self.now);
+                    if let Some(next) = m.next_dump() {
+                        self.q.push(next, Event::QlenDump);
+                    }
+                }
+            }
             Event::Monitor => self.monitor_tick(),
         }
     }
@@ -554,7 +637,7 @@ impl Simulation {
 
     fn try_send_one(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        if p.busy {
+        if p.busy || !p.up {
             return;
         }
         let pkt = if let Some(f) = p.ctrl.pop_front() {

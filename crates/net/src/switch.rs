@@ -19,7 +19,12 @@ impl Simulation {
         let sw = &mut self.switches[sw_id];
         let hops = &sw.routes[sw.route_off[host] as usize..sw.route_off[host + 1] as usize];
         let out_local = match hops.len() {
-            0 => unreachable!("validated topologies are connected"),
+            0 => {
+                // Only after a link failure: no path left (peer: dropped).
+                self.ports[in_port as usize].c.unroutable += 1;
+                self.int_release(pkt.int);
+                return;
+            }
             1 => hops[0],
             n => {
                 // Peer GetOutDev: Murmur3 over (sip, dip, sport | dport << 16), seed = node id.
@@ -53,6 +58,9 @@ impl Simulation {
         }
         let op = &mut self.ports[out_port as usize];
         op.queues[class].push_back(pkt);
+        if let Some(m) = self.qlen.as_mut() {
+            m.before_change(out_port, self.now, op.queue_bytes + size);
+        }
         op.queue_bytes += size;
         op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes);
         self.try_send(out_port);
@@ -80,6 +88,9 @@ impl Simulation {
         };
         let mut pkt = p.queues[class].pop_front().expect("non-empty");
         let size = u64::from(pkt.size);
+        if let Some(m) = self.qlen.as_mut() {
+            m.before_change(port, now, p.queue_bytes - size);
+        }
         p.queue_bytes -= size;
         let out_local = p.local as usize;
         let node = p.node as usize;

@@ -38,6 +38,9 @@ pub struct HpccConfig {
     pub fast_react: bool,
     /// Skip fast-react hops whose queue is empty (`SAMPLE_FEEDBACK`, 0).
     pub sample_feedback: bool,
+    /// Keep a reference rate per hop and send at the smallest
+    /// (`MULTI_RATE`, 0).
+    pub multi_rate: bool,
 }
 
 impl Default for HpccConfig {
@@ -49,6 +52,7 @@ impl Default for HpccConfig {
             min_rate: Rate::mbps(100),
             fast_react: true,
             sample_feedback: false,
+            multi_rate: false,
         }
     }
 }
@@ -71,6 +75,8 @@ pub struct Hpcc {
     u: f64,
     last_update_seq: u64,
     hops: [IntHop; MAX_INT_HOPS],
+    /// Per-hop (u, Rc, incStage) with `multi_rate` (the peer's `hopState`).
+    per_hop: [(f64, u64, u32); MAX_INT_HOPS],
 }
 
 impl Hpcc {
@@ -87,6 +93,7 @@ impl Hpcc {
             u: 1.0,
             last_update_seq: 0,
             hops: [IntHop::default(); MAX_INT_HOPS],
+            per_hop: [(1.0, env.line_rate.bps(), 0); MAX_INT_HOPS],
         }
     }
 
@@ -105,9 +112,10 @@ impl Hpcc {
             }
             return;
         }
+        let t = self.t_ns;
         let mut big_u = 0.0f64;
         let mut dt = 0u64;
-        let mut updated_any = false;
+        let mut updated = [false; MAX_INT_HOPS];
         for (i, h) in ack.int.iter().enumerate() {
             if self.cfg.sample_feedback && h.qlen == 0 && fast_react {
                 continue;
@@ -118,40 +126,70 @@ impl Hpcc {
                 // Two samples in the same nanosecond: no rate to compute.
                 continue;
             }
-            updated_any = true;
+            updated[i] = true;
             let duration = tau as f64 * 1e-9;
             let tx_rate = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 / duration;
             let b = h.rate_bps as f64;
             let u = tx_rate / b
                 + h.qlen.min(prev.qlen) as f64 * self.line_rate as f64 / b / self.w as f64;
-            if u > big_u {
+            if self.cfg.multi_rate {
+                let tau = tau.min(t);
+                let hu = &mut self.per_hop[i].0;
+                *hu = (*hu * (t - tau) as f64 + u * tau as f64) / t as f64;
+            } else if u > big_u {
                 big_u = u;
                 dt = tau;
             }
             self.hops[i] = *h;
         }
+        let updated_any = updated.iter().any(|&u| u);
+        let ai = self.cfg.rate_ai.bps();
+        let (lo, hi) = (self.cfg.min_rate.bps(), self.line_rate);
+        let eta = self.cfg.eta;
+        let max_stage = self.cfg.max_stage;
+        // R = Rc / (u/η) + W_AI, or Rc + W_AI while below η and stages last.
+        let step = |u: f64, rc: u64, stage: u32| -> (u64, u32) {
+            let c = u / eta;
+            let (r, s) = if c >= 1.0 || stage >= max_stage {
+                ((rc as f64 / c) as u64 + ai, 0)
+            } else {
+                (rc + ai, stage + 1)
+            };
+            (r.clamp(lo, hi), s)
+        };
         let mut new_rate = self.cur_rate;
         let mut new_stage = self.inc_stage;
+        let mut per_hop_new = [(0u64, 0u32); MAX_INT_HOPS];
         if updated_any {
-            let t = self.t_ns;
-            let dt = dt.min(t);
-            self.u = (self.u * (t - dt) as f64 + big_u * dt as f64) / t as f64;
-            let max_c = self.u / self.cfg.eta;
-            let ai = self.cfg.rate_ai.bps();
-            if max_c >= 1.0 || self.inc_stage >= self.cfg.max_stage {
-                new_rate = (self.cur_rate as f64 / max_c) as u64 + ai;
-                new_stage = 0;
+            if self.cfg.multi_rate {
+                // Per hop: the smallest of the hops' rates (peer MULTI_RATE).
+                new_rate = hi;
+                for i in 0..ack.int.len() {
+                    let (hu, rc, stage) = self.per_hop[i];
+                    if updated[i] {
+                        per_hop_new[i] = step(hu, rc, stage);
+                        new_rate = new_rate.min(per_hop_new[i].0);
+                    } else {
+                        new_rate = new_rate.min(rc);
+                    }
+                }
             } else {
-                new_rate = self.cur_rate + ai;
-                new_stage = self.inc_stage + 1;
+                let dt = dt.min(t);
+                self.u = (self.u * (t - dt) as f64 + big_u * dt as f64) / t as f64;
+                (new_rate, new_stage) = step(self.u, self.cur_rate, self.inc_stage);
             }
-            new_rate = new_rate.clamp(self.cfg.min_rate.bps(), self.line_rate);
             self.rate = new_rate;
         }
         if !fast_react {
             if updated_any {
                 self.cur_rate = new_rate;
                 self.inc_stage = new_stage;
+                for i in 0..ack.int.len() {
+                    if updated[i] && self.cfg.multi_rate {
+                        self.per_hop[i].1 = per_hop_new[i].0;
+                        self.per_hop[i].2 = per_hop_new[i].1;
+                    }
+                }
             }
             if ack.snd_nxt > self.last_update_seq {
                 self.last_update_seq = ack.snd_nxt;
@@ -239,6 +277,24 @@ mod tests {
         );
         // Half utilised: u = 0.5, R = Rc/(0.5/0.95) + AI, capped at line rate.
         assert_eq!(h.rate(), Rate::gbps(100));
+    }
+
+    #[test]
+    fn multi_rate_sends_at_the_slowest_hops_rate() {
+        let cfg = HpccConfig {
+            multi_rate: true,
+            ..HpccConfig::default()
+        };
+        let mut h = Hpcc::new(cfg, &env());
+        let mut t = TimerRequests::default();
+        let first = [hop(0, 0, 50_000), hop(0, 0, 0)];
+        h.on_ack(Time::ZERO, &ack(1000, 10_000, &first), &mut t);
+        // Hop 0 full with a queue (u = 1.4), hop 1 half used (u = 0.5).
+        let second = [hop(10_000, 125_000, 50_000), hop(10_000, 62_500, 0)];
+        h.on_ack(Time::ZERO, &ack(20_000, 30_000, &second), &mut t);
+        let hop0 = (100e9 / (1.4 / 0.95)) as u64 + 50_000_000;
+        assert_eq!(h.rate(), Rate(hop0));
+        assert_eq!(h.per_hop[1].1, 100_000_000_000);
     }
 
     #[test]
