@@ -14,7 +14,9 @@ use crate::locate::{self, At};
 use crate::{ExperimentError, Scenario};
 use engine::units::{parse_bytes, parse_delay_or_length, parse_rate, parse_time};
 use engine::{Delta, InputError, Rate, Time};
-use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
+use net::cc::{
+    CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, SwiftConfig, TimelyConfig,
+};
 use net::{EcnThreshold, Headroom, NetConfig, PfcMode};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -330,6 +332,8 @@ pub enum CcKind {
     Dcqcn,
     /// HPCC (the peer's `CC_MODE 3`).
     Hpcc,
+    /// HPCC-PINT (the peer's `CC_MODE 10`).
+    HpccPint,
     /// TIMELY (the peer's `CC_MODE 7`).
     Timely,
     /// The peer's rate-based DCTCP (`CC_MODE 8`).
@@ -344,6 +348,7 @@ impl CcKind {
             CcKind::None => "none",
             CcKind::Dcqcn => "dcqcn",
             CcKind::Hpcc => "hpcc",
+            CcKind::HpccPint => "hpcc_pint",
             CcKind::Timely => "timely",
             CcKind::Dctcp => "dctcp",
             CcKind::Swift => "swift",
@@ -361,6 +366,8 @@ pub struct CcSection {
     pub dcqcn: Option<DcqcnSection>,
     /// `[cc.hpcc]`, with `kind = "hpcc"` only.
     pub hpcc: Option<HpccSection>,
+    /// `[cc.hpcc_pint]`, with `kind = "hpcc_pint"` only.
+    pub hpcc_pint: Option<PintSection>,
     /// `[cc.timely]`, with `kind = "timely"` only.
     pub timely: Option<TimelySection>,
     /// `[cc.dctcp]`, with `kind = "dctcp"` only.
@@ -387,6 +394,24 @@ pub struct HpccSection {
     pub sample_feedback: Option<bool>,
     /// One reference rate per hop (MULTI_RATE).
     pub multi_rate: Option<bool>,
+}
+
+/// `[cc.hpcc_pint]`: every [`PintConfig`] field, optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PintSection {
+    /// Target utilisation η.
+    pub eta: Option<f64>,
+    /// Additive-increase stages before a multiplicative step.
+    pub max_stage: Option<u32>,
+    /// Additive increase.
+    pub rate_ai: Option<String>,
+    /// Rate floor.
+    pub min_rate: Option<String>,
+    /// Base of the utilisation encoding (> 1).
+    pub log_base: Option<f64>,
+    /// Fraction of ACKs used.
+    pub prob: Option<f64>,
 }
 
 /// `[cc.timely]`: every [`TimelyConfig`] field, optional.
@@ -1336,6 +1361,7 @@ fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
         CcConfig::None => CcKind::None,
         CcConfig::Dcqcn(_) => CcKind::Dcqcn,
         CcConfig::Hpcc(_) => CcKind::Hpcc,
+        CcConfig::Pint(_) => CcKind::HpccPint,
         CcConfig::Timely(_) => CcKind::Timely,
         CcConfig::Dctcp(_) => CcKind::Dctcp,
         CcConfig::Swift(_) => CcKind::Swift,
@@ -1345,6 +1371,7 @@ fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
     for (table, k, set) in [
         ("dcqcn", CcKind::Dcqcn, c.dcqcn.is_some()),
         ("hpcc", CcKind::Hpcc, c.hpcc.is_some()),
+        ("hpcc_pint", CcKind::HpccPint, c.hpcc_pint.is_some()),
         ("timely", CcKind::Timely, c.timely.is_some()),
         ("dctcp", CcKind::Dctcp, c.dctcp.is_some()),
         ("swift", CcKind::Swift, c.swift.is_some()),
@@ -1423,6 +1450,33 @@ fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
                 h.multi_rate = v;
             }
             Ok(CcConfig::Hpcc(h))
+        }
+        CcKind::HpccPint => {
+            let mut h = PintConfig::default();
+            let s = c.hpcc_pint.clone().unwrap_or_default();
+            let p = |k: &str| format!("cc.hpcc_pint.{k}");
+            if let Some(v) = s.eta {
+                h.eta = cx.fraction(&p("eta"), v, false)?;
+            }
+            if let Some(v) = s.max_stage {
+                h.max_stage = v;
+            }
+            if let Some(v) = &s.rate_ai {
+                h.rate_ai = cx.rate(&p("rate_ai"), v)?;
+            }
+            if let Some(v) = &s.min_rate {
+                h.min_rate = cx.rate(&p("min_rate"), v)?;
+            }
+            if let Some(v) = s.log_base {
+                if !(v.is_finite() && v > 1.0) {
+                    return Err(cx.err(&p("log_base"), format!("{v} must be greater than 1")));
+                }
+                h.log_base = v;
+            }
+            if let Some(v) = s.prob {
+                h.prob = cx.fraction(&p("prob"), v, false)?;
+            }
+            Ok(CcConfig::Pint(h))
         }
         CcKind::Timely => {
             let mut t = TimelyConfig::default();

@@ -138,6 +138,13 @@ kind = "{cc_kind}"                     # "none" | "dcqcn" | "hpcc" | "timely" | 
 # sample_feedback = {h_sf}        # SAMPLE_FEEDBACK
 # multi_rate = {h_mr}             # MULTI_RATE
 
+# Used with kind = "hpcc_pint"; {PEER} §2.3 (CC_MODE 10).
+# [cc.hpcc_pint]
+# eta = {h_eta:?}                     # U_TARGET
+# rate_ai = "{h_ai}"            # RATE_AI
+# log_base = {pl:?}                # PINT_LOG_BASE (the shipped config: 1.05)
+# prob = {pp:?}                     # PINT_PROB
+
 # Used with kind = "timely"; {PEER} §2.3 (attributes of the peer, not keys).
 # [cc.timely]
 # alpha = {t_a:?}                 # EWMA weight of the newest RTT difference
@@ -207,6 +214,8 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         h_fr = h.fast_react,
         h_sf = h.sample_feedback,
         h_mr = h.multi_rate,
+        pl = net::cc::PintConfig::default().log_base,
+        pp = net::cc::PintConfig::default().prob,
         t_a = t.alpha,
         t_b = t.beta,
         t_lo = fmt_delta(t.t_low),

@@ -9,7 +9,7 @@
 use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
 use engine::units::parse_rate;
 use engine::{Delta, InputError, Rate, Time};
-use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, TimelyConfig};
+use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, TimelyConfig};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,6 @@ const INERT_KEYS: &[&str] = &[
     "TRACE_OUTPUT_FILE",
     // rdmasim carries exact INT values; the peer's unit only quantises them.
     "INT_MULTI",
-    "PINT_LOG_BASE",
     "PINT_PROB",
     "PAUSE_TIME",
     "DATA_RATE",
@@ -142,6 +141,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     let mut hpcc = HpccConfig::default();
     let mut timely = TimelyConfig::default();
     let mut dctcp = DctcpConfig::default();
+    let mut pint = PintConfig::default();
     // Keys shared by several CC modes, applied once the mode is known.
     let mut rate_ai = None;
     let mut rate_hai = None;
@@ -187,12 +187,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 let m = one(l)?;
                 match m.as_str() {
                     "1" | "3" | "7" | "8" => cc_mode = Some(m.parse::<u32>().unwrap_or(1)),
-                    "10" => {
-                        return Err(err(
-                            l,
-                            "CC_MODE 10 (HPCC-PINT) is not supported yet; use 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP)".into(),
-                        ));
-                    }
+                    "10" => cc_mode = Some(10),
                     _ => {
                         return Err(err(
                             l,
@@ -238,6 +233,20 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 hpcc.max_stage = v as u32;
             }
             "FAST_REACT" => hpcc.fast_react = flag(l)?,
+            "PINT_LOG_BASE" => {
+                let b = num(l)?;
+                if b <= 1.0 {
+                    return Err(err(l, "must be greater than 1".into()));
+                }
+                pint.log_base = b;
+            }
+            "PINT_PROB" => {
+                let p = num(l)?;
+                if !(p > 0.0 && p <= 1.0) {
+                    return Err(err(l, "must be in (0, 1]".into()));
+                }
+                pint.prob = p;
+            }
             "SAMPLE_FEEDBACK" => hpcc.sample_feedback = flag(l)?,
             "MULTI_RATE" => hpcc.multi_rate = flag(l)?,
             "GLOBAL_T" => net.nic.global_t = flag(l)?,
@@ -351,6 +360,13 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             hpcc.rate_ai = rate_ai.unwrap_or(hpcc.rate_ai);
             hpcc.min_rate = min_rate.unwrap_or(hpcc.min_rate);
             CcConfig::Hpcc(hpcc)
+        }
+        10 => {
+            pint.eta = hpcc.eta;
+            pint.max_stage = hpcc.max_stage;
+            pint.rate_ai = rate_ai.unwrap_or(pint.rate_ai);
+            pint.min_rate = min_rate.unwrap_or(pint.min_rate);
+            CcConfig::Pint(pint)
         }
         7 => {
             timely.rate_ai = rate_ai.unwrap_or(timely.rate_ai);

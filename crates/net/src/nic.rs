@@ -36,6 +36,7 @@ impl Simulation {
             base_rtt: Delta::from_ns(rtt_ns),
             bdp,
             mtu: self.cfg.nic.mtu_payload,
+            rng_seed: self.cfg.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         };
         let base_win = match self.cfg.nic.window {
             Some(w) => w,
@@ -149,6 +150,7 @@ impl Simulation {
             payload,
             flow: qp_id,
             int,
+            pint: 0,
             seq: qp.snd_nxt,
             src: qp.src,
             dst: qp.dst,
@@ -234,6 +236,7 @@ impl Simulation {
             flow: pkt.flow,
             // The ACK carries the data packet's INT back (§2.2).
             int: pkt.int,
+            pint: pkt.pint,
             seq: self.rx[flow].expected,
             src: pkt.dst,
             dst: pkt.src,
@@ -302,6 +305,7 @@ impl Simulation {
             ecn_echo: pkt.cnp,
             snd_nxt: qp.snd_nxt,
             int,
+            pint: pkt.pint,
         };
         // The peer runs its CC on NACKs as on ACKs.
         qp.cc.on_ack(now, &sample, &mut timers);

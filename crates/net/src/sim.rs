@@ -73,6 +73,8 @@ pub(crate) struct Port {
     pub fc: AnyFc,
     pub fc_version: u32,
     pub rng: Rng,
+    /// HPCC-PINT's utilisation estimate of this egress (switch ports).
+    pub pint: crate::cc::PintPort,
     pub c: PortCounters,
 }
 
@@ -360,6 +362,7 @@ impl Simulation {
                     fc,
                     fc_version: 0,
                     rng: Rng::stream(cfg.seed, RNG_PORT, u64::from(id)),
+                    pint: crate::cc::PintPort::default(),
                     c: PortCounters::default(),
                 });
             }
@@ -456,20 +459,23 @@ impl Simulation {
             cfg.cc,
             crate::cc::CcConfig::None | crate::cc::CcConfig::Dcqcn(_)
         );
-        let max_rtt_bdp = (cfg.nic.global_t && (cfg.nic.bdp_window || needs_env)).then(|| {
-            let mut max_rtt = 0u64;
-            let mut max_bdp = 0u64;
-            for &s in &hosts {
-                for &d in &hosts {
-                    if s != d {
-                        let (rtt, bw) = pair_rtt_bw_of(s, d);
-                        max_rtt = max_rtt.max(rtt);
-                        max_bdp = max_bdp.max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
+        let pint = cfg.cc.pint_log_base().is_some();
+        let max_rtt_bdp =
+            ((cfg.nic.global_t && (cfg.nic.bdp_window || needs_env)) || pint).then(|| {
+                let mut max_rtt = 0u64;
+                let mut max_bdp = 0u64;
+                for &s in &hosts {
+                    for &d in &hosts {
+                        if s != d {
+                            let (rtt, bw) = pair_rtt_bw_of(s, d);
+                            max_rtt = max_rtt.max(rtt);
+                            max_bdp =
+                                max_bdp.max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
+                        }
                     }
                 }
-            }
-            (max_rtt, max_bdp)
-        });
+                (max_rtt, max_bdp)
+            });
 
         let mut q = EventQueue::new();
         if let Some(f) = flows.first() {

@@ -94,6 +94,17 @@ impl Simulation {
         p.queue_bytes -= size;
         let out_local = p.local as usize;
         let node = p.node as usize;
+        if let Some(base) = self.cfg.cc.pint_log_base() {
+            // HPCC-PINT at dequeue (peer SwitchNotifyDequeue, mode 10).
+            if pkt.kind == PacketKind::Data {
+                let t_ns = self.max_rtt_bdp.map_or(1, |(rtt, _)| rtt);
+                let u = p
+                    .pint
+                    .on_data_dequeue(now.ns(), p.queue_bytes, p.rate, t_ns);
+                pkt.pint = pkt.pint.max(crate::cc::encode_u(u, base));
+            }
+            p.pint.on_dequeue(now.ns(), size);
+        }
         if class == 0 {
             return Some(pkt);
         }

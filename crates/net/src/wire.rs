@@ -103,6 +103,8 @@ pub struct Packet {
     /// [`NO_INT`]. INT lives outside the packet so packets stay small when
     /// it is off (DESIGN §3).
     pub int: u32,
+    /// HPCC-PINT's encoded path utilisation (0 = none); ACKs echo it.
+    pub pint: u16,
     /// Data: byte offset of the payload. ACK/NACK: next expected byte.
     pub seq: u64,
     /// Source node (for an ACK: the data receiver).
@@ -134,6 +136,7 @@ impl Packet {
             payload: 0,
             flow: u32::MAX,
             int: NO_INT,
+            pint: 0,
             seq: 0,
             src: u32::MAX,
             dst: u32::MAX,

@@ -3,7 +3,9 @@
 //! be refreshed with `cargo test --release --test cc_validation -- --nocapture`.
 
 use engine::{Delta, Rate, Time};
-use rdmasim_net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
+use rdmasim_net::cc::{
+    CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, SwiftConfig, TimelyConfig,
+};
 use rdmasim_net::wire::PacketKind;
 use rdmasim_net::{EcnThreshold, NetConfig, Simulation};
 use workload::FlowSpec;
@@ -27,7 +29,7 @@ fn cfg_for(cc: &CcConfig) -> NetConfig {
         ..NetConfig::default()
     };
     match cc {
-        CcConfig::Hpcc(_) => {
+        CcConfig::Hpcc(_) | CcConfig::Pint(_) => {
             cfg.nic.bdp_window = true;
             cfg.nic.var_win = true;
             cfg.nic.ack_high_prio = false;
@@ -102,6 +104,7 @@ fn ccs() -> Vec<CcConfig> {
     vec![
         CcConfig::Dcqcn(DcqcnConfig::default()),
         CcConfig::Hpcc(HpccConfig::default()),
+        CcConfig::Pint(PintConfig::default()),
         CcConfig::Timely(TimelyConfig::default()),
         CcConfig::Dctcp(DctcpConfig::default()),
         CcConfig::Swift(SwiftConfig::default()),
@@ -137,7 +140,7 @@ fn two_flows_share_a_bottleneck_fairly() {
         let min_util = match cc {
             CcConfig::Dcqcn(_) => 0.85,
             CcConfig::Timely(_) => 0.80,
-            CcConfig::Hpcc(_) => 0.93,
+            CcConfig::Hpcc(_) | CcConfig::Pint(_) => 0.93,
             _ => 0.95,
         };
         assert!(

@@ -120,6 +120,7 @@ mod tests {
             ecn_echo: ecn,
             snd_nxt,
             int: &[],
+            pint: 0,
         }
     }
 
@@ -130,6 +131,7 @@ mod tests {
             base_rtt: Delta::from_us(10),
             bdp: 125_000,
             mtu: 1000,
+            rng_seed: 0,
         };
         let mut d = Dctcp::new(DctcpConfig::default(), &env);
         let mut t = TimerRequests::default();

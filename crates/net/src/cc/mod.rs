@@ -12,6 +12,7 @@ mod dcqcn;
 mod dctcp;
 mod hpcc;
 mod none;
+mod pint;
 mod swift;
 mod timely;
 
@@ -19,6 +20,7 @@ pub use dcqcn::{Dcqcn, DcqcnConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use hpcc::{Hpcc, HpccConfig};
 pub use none::LineRate;
+pub use pint::{decode_u, encode_u, Pint, PintConfig, PintPort};
 pub use swift::{Swift, SwiftConfig};
 pub use timely::{Timely, TimelyConfig};
 
@@ -55,6 +57,9 @@ pub struct CcEnv {
     pub bdp: u64,
     /// Payload bytes per packet.
     pub mtu: u32,
+    /// Seed of the QP's own random stream (derived from the run seed and
+    /// the flow id).
+    pub rng_seed: u64,
 }
 
 /// One acknowledgement (or NACK) as the sender sees it.
@@ -74,6 +79,8 @@ pub struct AckSample<'a> {
     /// In-band telemetry copied from the data packet, one entry per switch
     /// egress on its path (HPCC); empty when INT is off.
     pub int: &'a [IntHop],
+    /// HPCC-PINT's encoded path utilisation (0 = none).
+    pub pint: u16,
 }
 
 /// What every congestion controller can be told and asked.
@@ -118,6 +125,8 @@ pub enum CcConfig {
     Dcqcn(DcqcnConfig),
     /// HPCC (`CC_MODE 3`).
     Hpcc(HpccConfig),
+    /// HPCC-PINT (`CC_MODE 10`).
+    Pint(PintConfig),
     /// TIMELY (`CC_MODE 7`).
     Timely(TimelyConfig),
     /// The peer's rate-based DCTCP (`CC_MODE 8`).
@@ -133,6 +142,7 @@ impl CcConfig {
             CcConfig::None => "none",
             CcConfig::Dcqcn(_) => "dcqcn",
             CcConfig::Hpcc(_) => "hpcc",
+            CcConfig::Pint(_) => "hpcc_pint",
             CcConfig::Timely(_) => "timely",
             CcConfig::Dctcp(_) => "dctcp",
             CcConfig::Swift(_) => "swift",
@@ -144,6 +154,7 @@ impl CcConfig {
             CcConfig::None => AnyCc::None(LineRate::new(env.line_rate)),
             CcConfig::Dcqcn(c) => AnyCc::Dcqcn(Dcqcn::new(c.clone(), env.line_rate)),
             CcConfig::Hpcc(c) => AnyCc::Hpcc(Hpcc::new(c.clone(), env)),
+            CcConfig::Pint(c) => AnyCc::Pint(Pint::new(c.clone(), env)),
             CcConfig::Timely(c) => AnyCc::Timely(Timely::new(c.clone(), env)),
             CcConfig::Dctcp(c) => AnyCc::Dctcp(Dctcp::new(c.clone(), env)),
             CcConfig::Swift(c) => AnyCc::Swift(Swift::new(c.clone(), env)),
@@ -152,6 +163,13 @@ impl CcConfig {
     /// Whether switches should mark ECN for this scheme to work.
     pub fn uses_ecn(&self) -> bool {
         matches!(self, CcConfig::Dcqcn(_) | CcConfig::Dctcp(_))
+    }
+    /// PINT's log base, when switches write PINT utilisation fields.
+    pub fn pint_log_base(&self) -> Option<f64> {
+        match self {
+            CcConfig::Pint(c) => Some(c.log_base),
+            _ => None,
+        }
     }
     /// Whether switches stamp INT on data packets (HPCC).
     pub fn uses_int(&self) -> bool {
@@ -163,6 +181,7 @@ impl CcConfig {
     pub fn header_bytes(&self) -> u32 {
         match self {
             CcConfig::Hpcc(_) => 42,
+            CcConfig::Pint(_) => 2,
             CcConfig::Timely(_) => 8,
             _ => 0,
         }
@@ -182,6 +201,8 @@ pub enum AnyCc {
     Dcqcn(Dcqcn),
     /// HPCC.
     Hpcc(Hpcc),
+    /// HPCC-PINT.
+    Pint(Pint),
     /// TIMELY.
     Timely(Timely),
     /// DCTCP.
@@ -196,6 +217,7 @@ macro_rules! each {
             AnyCc::None($c) => $e,
             AnyCc::Dcqcn($c) => $e,
             AnyCc::Hpcc($c) => $e,
+            AnyCc::Pint($c) => $e,
             AnyCc::Timely($c) => $e,
             AnyCc::Dctcp($c) => $e,
             AnyCc::Swift($c) => $e,

@@ -131,6 +131,7 @@ mod tests {
             base_rtt: Delta::from_us(10),
             bdp: 125_000,
             mtu: 1000,
+            rng_seed: 0,
         };
         Swift::new(SwiftConfig::default(), &env)
     }
@@ -143,6 +144,7 @@ mod tests {
             ecn_echo: false,
             snd_nxt: 0,
             int: &[],
+            pint: 0,
         }
     }
 

@@ -146,6 +146,7 @@ mod tests {
             base_rtt: Delta::from_us(10),
             bdp: 125_000,
             mtu: 1000,
+            rng_seed: 0,
         }
     }
 
@@ -157,6 +158,7 @@ mod tests {
             ecn_echo: false,
             snd_nxt,
             int: &[],
+            pint: 0,
         }
     }
 
