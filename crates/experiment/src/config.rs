@@ -145,6 +145,10 @@ pub enum TopologyKind {
     Star,
     /// Two switches and a bottleneck.
     Dumbbell,
+    /// Datacenters (k-ary fat trees, each with a DCI switch on every core)
+    /// joined by long-haul links ([`topo::crossdc`]); the defaults are the
+    /// Swing/Bifrost setup.
+    CrossDc,
     /// A peer topology file.
     File,
 }
@@ -158,6 +162,7 @@ impl TopologyKind {
             TopologyKind::LeafSpine => "leaf_spine",
             TopologyKind::Star => "star",
             TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::CrossDc => "cross_dc",
             TopologyKind::File => "file",
         }
     }
@@ -186,6 +191,18 @@ impl TopologyKind {
             ],
             TopologyKind::Star => &["hosts", "rate", "delay"],
             TopologyKind::Dumbbell => &["left", "right", "host_rate", "bottleneck_rate", "delay"],
+            TopologyKind::CrossDc => &[
+                "dcs",
+                "k",
+                "hosts_per_tor",
+                "host_rate",
+                "fabric_rate",
+                "delay",
+                "long_links",
+                "long_rate",
+                "long_length",
+                "long_delay",
+            ],
             TopologyKind::File => &["path"],
         }
     }
@@ -227,6 +244,17 @@ pub struct TopologySection {
     pub right: Option<u32>,
     /// dumbbell: rate of the switch–switch link.
     pub bottleneck_rate: Option<String>,
+    /// cross_dc: number of datacenters; default 2.
+    pub dcs: Option<u32>,
+    /// cross_dc: parallel long links between each pair of DCI switches;
+    /// default 1.
+    pub long_links: Option<u32>,
+    /// cross_dc: rate of each long link; default 400 Gb/s.
+    pub long_rate: Option<String>,
+    /// cross_dc: fibre length of each long link (5 µs/km); default 80 km.
+    pub long_length: Option<String>,
+    /// cross_dc: or its one-way delay.
+    pub long_delay: Option<String>,
     /// Host link rate.
     pub host_rate: Option<String>,
     /// Switch–switch link rate.
@@ -971,7 +999,7 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
     let kind = cx.required(&t.kind, "topology.kind", "[topology]")?;
     let set = set_keys!(t; k, pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, leaves,
         spines, hosts_per_leaf, oversubscription, hosts, rate, left, right, bottleneck_rate,
-        host_rate, fabric_rate, delay, path);
+        host_rate, fabric_rate, delay, path, dcs, long_links, long_rate, long_length, long_delay);
     cx.only_keys("topology", kind.name(), &set, kind.keys())?;
     let why = format!("kind = \"{}\"", kind.name());
     let rate = |key: &str, v: &Option<String>, default: &str| -> R<Rate> {
@@ -1055,6 +1083,64 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
                 bottleneck,
                 delay()?,
             )
+        }
+        TopologyKind::CrossDc => {
+            // Every key defaults to the Swing/Bifrost setup (seed-001 §5.2).
+            let d = topo::CrossDcSpec::SWING;
+            let or = |v: &Option<u32>, d: u32, key: &str| -> R<u32> {
+                match v {
+                    Some(_) => count(key, v),
+                    None => Ok(d),
+                }
+            };
+            let host_rate = match &t.host_rate {
+                Some(v) => cx.rate("topology.host_rate", v)?,
+                None => d.host_rate,
+            };
+            let long_delay = match (&t.long_length, &t.long_delay) {
+                (Some(_), Some(_)) => {
+                    return Err(cx.err(
+                        "topology.long_delay",
+                        "give the long link's long_length or its long_delay, not both",
+                    ))
+                }
+                (Some(v), None) => {
+                    let path = "topology.long_length";
+                    let v = v.trim();
+                    if !(v.ends_with("km") || v.ends_with('m')) {
+                        return Err(cx.err(
+                            path,
+                            format!(
+                                "'{v}' is not a length; write it in km or m, e.g. \"80km\" \
+                                 (5 us/km), or give a one-way delay as long_delay"
+                            ),
+                        ));
+                    }
+                    cx.delay(path, v)?
+                }
+                (None, Some(v)) => cx.delay("topology.long_delay", v)?,
+                (None, None) => d.long_delay,
+            };
+            topo::cross_dc(topo::CrossDcSpec {
+                dcs: or(&t.dcs, d.dcs, "dcs")?,
+                k: or(&t.k, d.k, "k")?,
+                hosts_per_tor: or(&t.hosts_per_tor, d.hosts_per_tor, "hosts_per_tor")?,
+                host_rate,
+                fabric_rate: match &t.fabric_rate {
+                    Some(v) => cx.rate("topology.fabric_rate", v)?,
+                    None => host_rate,
+                },
+                delay: match &t.delay {
+                    Some(v) => cx.delay("topology.delay", v)?,
+                    None => d.delay,
+                },
+                long_links: or(&t.long_links, d.long_links, "long_links")?,
+                long_rate: match &t.long_rate {
+                    Some(v) => cx.rate("topology.long_rate", v)?,
+                    None => d.long_rate,
+                },
+                long_delay,
+            })
         }
         TopologyKind::File => {
             let rel = cx.required(&t.path, "topology.path", &why)?;
@@ -1842,5 +1928,101 @@ size = "10KB"
         let mut cfg = parse_config(SMALL, "t.toml").unwrap();
         cfg.set_seed(42);
         assert_eq!(build_scenario(&cfg, Path::new("")).unwrap().net.seed, 42);
+    }
+
+    const CROSS_DC: &str = r#"
+[topology]
+kind = "cross_dc"
+
+[workload]
+kind = "incast"
+senders = [0, 1]
+receiver = 20
+size = "10KB"
+"#;
+
+    #[test]
+    fn cross_dc_defaults_to_the_swing_setup() {
+        let build = |text: &str| {
+            build_scenario(&parse_config(text, "t.toml").unwrap(), Path::new(""))
+                .unwrap_or_else(|e| panic!("{e}"))
+                .topo
+        };
+        // One line: two k = 4 fat trees, 2 hosts per ToR, 100G, 1 us; one
+        // 400G long link of 80 km.
+        let t = build(CROSS_DC);
+        assert_eq!(t, topo::cross_dc(topo::CrossDcSpec::SWING).unwrap());
+        assert_eq!((t.hosts().len(), t.n_nodes(), t.links.len()), (32, 74, 105));
+        let long = t.links.last().unwrap();
+        assert_eq!(
+            (long.rate, long.delay),
+            (Rate::gbps(400), Delta::from_us(400))
+        );
+
+        let with = |extra: &str| {
+            CROSS_DC.replace(
+                "kind = \"cross_dc\"\n",
+                &format!("kind = \"cross_dc\"\n{extra}\n"),
+            )
+        };
+        // Bifrost: 600 km, by length or by delay.
+        let t = build(&with("long_length = \"600km\""));
+        assert_eq!(t, topo::cross_dc(topo::CrossDcSpec::BIFROST).unwrap());
+        assert_eq!(build(&with("long_delay = \"3ms\"")), t);
+        // Every key.
+        let t = build(&with(
+            "dcs = 3\nk = 6\nhosts_per_tor = 1\nhost_rate = \"25Gbps\"\nfabric_rate = \"100Gbps\"\n\
+             delay = \"2us\"\nlong_links = 2\nlong_rate = \"100Gbps\"\nlong_length = \"120km\"",
+        ));
+        let lay = topo::CrossDcSpec {
+            dcs: 3,
+            k: 6,
+            hosts_per_tor: 1,
+            host_rate: Rate::gbps(25),
+            fabric_rate: Rate::gbps(100),
+            delay: Delta::from_us(2),
+            long_links: 2,
+            long_rate: Rate::gbps(100),
+            long_delay: Delta::from_us(600),
+        }
+        .layout()
+        .unwrap();
+        assert_eq!(t, lay.build());
+        assert_eq!(lay.long_link_range().len(), 3 * 2);
+
+        let e = err_of(&with("long_length = \"80km\"\nlong_delay = \"400us\""));
+        assert!(
+            e.starts_with("t.toml:5: topology.long_delay: give the long link's"),
+            "{e}"
+        );
+        let e = err_of(&with("long_length = \"400us\""));
+        assert!(
+            e.starts_with("t.toml:4: topology.long_length: '400us' is not a length"),
+            "{e}"
+        );
+        let e = err_of(&with("long_rate = \"fast\""));
+        assert!(e.starts_with("t.toml:4: topology.long_rate: "), "{e}");
+        let e = err_of(&with("dcs = 1"));
+        assert!(
+            e.starts_with("t.toml:4: topology.dcs: dcs must be at least 2"),
+            "{e}"
+        );
+        let e = err_of(&with("long_links = 0"));
+        assert!(
+            e.starts_with("t.toml:4: topology.long_links: must be at least 1"),
+            "{e}"
+        );
+        let e = err_of(&with("k = 3"));
+        assert!(e.starts_with("t.toml:4: topology.k: k must be even"), "{e}");
+        let e = err_of(&with("pods = 3"));
+        assert!(
+            e.contains("topology.pods: not a key of kind = \"cross_dc\""),
+            "{e}"
+        );
+        let e = err_of(&SMALL.replace("hosts = 4", "hosts = 4\nlong_links = 2"));
+        assert!(
+            e.contains("topology.long_links: not a key of kind = \"star\""),
+            "{e}"
+        );
     }
 }

@@ -6,7 +6,8 @@
 //! * **Nodes.** Hosts and switches share one dense id space (`0..kinds.len()`),
 //!   as in the peer's files. Every builder here numbers the hosts first
 //!   (`0..H`) and the switches after them, tier by tier, exactly as the peer's
-//!   generated files do (see [`clos`] for the fat-tree order).
+//!   generated files do (see [`clos`] for the fat-tree order; [`crossdc`]
+//!   numbers DC by DC).
 //! * **Links.** A link's index is its position in [`Topology::links`], i.e. its
 //!   line order in a peer file. Builders emit links in the peer's order: host
 //!   links first (by host id), then each tier upwards.
@@ -20,12 +21,14 @@
 
 mod adjacency;
 mod builders;
+pub mod crossdc;
 mod peer;
 mod routing;
 mod validate;
 
 pub use adjacency::Adjacency;
 pub use builders::{clos, dumbbell, fat_tree, leaf_spine, peer_fat_tree, star, ClosSpec};
+pub use crossdc::{cross_dc, CrossDcLayout, CrossDcSpec};
 pub use peer::{load_peer_topology, parse_peer_topology, write_peer_topology};
 pub use routing::Routes;
 

@@ -57,7 +57,8 @@ fn parse_count(tok: &str) -> Result<u32, String> {
 /// last with field `switch id` or `link_count`. The result is checked with
 /// [`Topology::validate`], giving each link's error its line; errors about a
 /// node as a whole (a host without a link, too few hosts) point at the
-/// header line.
+/// header line. Unlike [`Topology::validate`], two links may not join the
+/// same two switches: the peer keeps one route per neighbour.
 pub fn parse_peer_topology(text: &str, file: &str) -> Result<Topology, InputError> {
     let mut lines = Lines {
         inner: text.lines().enumerate(),
@@ -214,7 +215,7 @@ pub fn parse_peer_topology(text: &str, file: &str) -> Result<Topology, InputErro
     }
 
     let topo = Topology { kinds, links };
-    validate::check(&topo, file, Some(&link_lines), Some(hl))?;
+    validate::check(&topo, file, Some(&link_lines), Some(hl), false)?;
     Ok(topo)
 }
 
@@ -334,6 +335,18 @@ mod tests {
         assert!(e
             .to_string()
             .starts_with("t.txt:4: rate: unknown rate unit in '100Gbs'"));
+    }
+
+    #[test]
+    fn parallel_links_are_refused() {
+        let text = SMALL.replacen("5 2 4", "5 2 5", 1) + "4 3 400Gbps 1000ns 0\n";
+        let e = perr(&text);
+        assert_eq!((e.line, e.field.as_str()), (Some(7), "dst"));
+        assert!(e.msg.contains("already joined by link 3"), "{e}");
+        // The same topology built in code is one rdmasim can run.
+        let mut t = parse_peer_topology(SMALL, "t.txt").unwrap();
+        t.links.push(t.links[3].clone());
+        t.validate("t", None).unwrap();
     }
 
     #[test]

@@ -12,8 +12,9 @@ const NONE: u32 = u32::MAX;
 /// only: a host is never an intermediate hop. A link from `n` to `m` is a next
 /// hop of `n` toward `h` when `m` is `h` or a switch and `dist(m, h) + 1 ==
 /// dist(n, h)`. Next hops are listed by ascending link index (that is, by
-/// ascending port at `n`). Parallel links between one pair of nodes would
-/// each appear; [`Topology::validate`] rejects them.
+/// ascending port at `n`). Parallel links between two switches (the
+/// cross-DC builder's long links, [`crate::crossdc`]) each appear, so ECMP
+/// spreads flows across them.
 ///
 /// Tables are flat arrays indexed by `node * n_hosts + host_index`, where
 /// `host_index` is the host's rank among the hosts by id (equal to its id

@@ -7,10 +7,15 @@ use std::collections::HashMap;
 impl Topology {
     /// Check that this topology can be simulated:
     ///
-    /// * every link joins two distinct nodes that exist, has a rate above
-    ///   zero and an error rate in `[0, 1]`, and no two links join the same
-    ///   pair of nodes (the peer's routing keeps one link per neighbour);
-    /// * every host has exactly one link (rdmasim supports one NIC per host);
+    /// * every link joins two distinct nodes that exist, and has a rate
+    ///   above zero and an error rate in `[0, 1]`;
+    /// * every host has exactly one link (rdmasim supports one NIC per host),
+    ///   so only two switches can be joined by several (parallel) links; each
+    ///   is a port of its own at both ends and [`Routes`](crate::Routes)
+    ///   lists each as an equal-cost next hop (the cross-DC builder's
+    ///   parallel long links, [`crate::crossdc`]). The peer's topology files
+    ///   may not have them ([`parse_peer_topology`](crate::parse_peer_topology)):
+    ///   the peer keeps one route per neighbour and would use one of them;
     /// * there are at least two hosts;
     /// * the graph is connected.
     ///
@@ -20,16 +25,19 @@ impl Topology {
     /// field is `link <index>`. Errors about a node as a whole name the field
     /// `node <id>` (or `hosts`) and have no line.
     pub fn validate(&self, file: &str, link_lines: Option<&[usize]>) -> Result<(), InputError> {
-        check(self, file, link_lines, None)
+        check(self, file, link_lines, None, true)
     }
 }
 
-/// [`Topology::validate`], with `node_line` given to errors not tied to a link.
+/// [`Topology::validate`], with `node_line` given to errors not tied to a
+/// link, and refusing parallel links unless `parallel_ok` (false for the
+/// peer's files).
 pub(crate) fn check(
     topo: &Topology,
     file: &str,
     link_lines: Option<&[usize]>,
     node_line: Option<usize>,
+    parallel_ok: bool,
 ) -> Result<(), InputError> {
     let n = topo.kinds.len();
     let link_err = |i: usize, field: &str, msg: String| -> InputError {
@@ -102,18 +110,19 @@ pub(crate) fn check(
             }
         }
         let key = (l.a.min(l.b), l.a.max(l.b));
-        if let Some(&j) = pairs.get(&key) {
+        if let Some(&j) = pairs.get(&key).filter(|_| !parallel_ok) {
             return Err(link_err(
                 i,
                 "dst",
                 format!(
-                    "nodes {} and {} are already joined by link {j}; parallel links are \
-                     not supported",
+                    "nodes {} and {} are already joined by link {j}; the peer's topology \
+                     files cannot have parallel links (the peer keeps one route per \
+                     neighbour)",
                     l.a, l.b
                 ),
             ));
         }
-        pairs.insert(key, i);
+        pairs.entry(key).or_insert(i);
     }
 
     let hosts = topo.hosts();
@@ -270,12 +279,26 @@ mod tests {
     }
 
     #[test]
-    fn parallel_links_are_rejected() {
+    fn parallel_links_join_switches_only_and_not_in_peer_files() {
         let mut t = small();
         t.kinds.push(NodeKind::Switch);
         t.links.push(l(3, 4));
         t.links.push(l(4, 3));
-        assert!(err(&t).contains("nodes 4 and 3 are already joined by link 3"));
+        // Two switches may share several links (the cross-DC long links)...
+        t.validate("t", None).unwrap();
+        // ... but the peer's files may not.
+        let e = super::check(&t, "t", None, None, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("nodes 4 and 3 are already joined by link 3"),
+            "{e}"
+        );
+        assert!(e.contains("parallel links"), "{e}");
+        // A host still has one link: a second one to the same switch is refused.
+        let mut t = small();
+        t.links.push(l(0, 3));
+        assert!(err(&t).starts_with("t: link 3: host 0 already has a link"));
     }
 
     #[test]
