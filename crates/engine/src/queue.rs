@@ -1,42 +1,110 @@
-//! The event queue: a binary heap of `(time, seq, event)`.
+//! The event queue: a calendar of 256 ps buckets over the next ~4.2 µs, and
+//! a binary heap for events further ahead.
 //!
-//! Ties in time pop in insertion order (`seq`), which makes runs
-//! deterministic. The wrapper is deliberately small so that another structure
-//! (radix heap, calendar queue) can be tried by changing this file only.
+//! Events pop in order of time, ties in insertion order, exactly as a heap
+//! keyed on `(time, insertion sequence)` would pop them; runs are
+//! deterministic and byte-identical to those of the binary heap this queue
+//! replaced (`docs/performance.md`, "Where the time goes").
+//!
+//! # Structure
+//!
+//! * **Near**: [`SLOTS`] buckets of `2^SHIFT` ps form a ring covering
+//!   `[cur, cur + SLOTS)` in bucket units, where `cur` is the bucket of the
+//!   last event popped. A bucket is a linked list of nodes (in one slab)
+//!   sorted by time; a node goes after every node of its bucket with the
+//!   same or an earlier time, so equal times keep insertion order. A bitmap
+//!   marks the non-empty buckets, and `head` is the bucket of the earliest
+//!   event, so `peek_time` and `pop` cost O(1); when a bucket empties, the
+//!   bitmap finds the next one.
+//! * **Far**: events at or beyond the window's end wait in a binary heap
+//!   keyed on `(time, seq)`. Whenever `cur` advances, the heap's events that
+//!   the window now covers move into their buckets, in `(time, seq)` order.
+//!
+//! Why the order is exact: an event goes to the far heap only if its bucket
+//! is beyond the window, and leaves it as soon as the window covers that
+//! bucket, before any later push could place an event of the same time in
+//! the near buckets; so among events of one time, those that went through
+//! the heap were pushed first and arrive in their bucket first, in seq order.
+//!
+//! A packet simulation keeps its events within a few microseconds of now
+//! (serialisation: tens of ns; propagation: ~1 µs in a datacenter), so most
+//! events never touch the heap; the bucket width is about one event per
+//! bucket at the reference run's density (~5 events per ns). Long timers
+//! and long-haul links use the heap, which costs what the binary heap did.
+//!
+//! Events must not be scheduled before the time of the last event popped
+//! (checked in debug builds; a push into a bucket before the current one
+//! panics in every build).
 
 use crate::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// Bucket width: `2^SHIFT` picoseconds.
+const SHIFT: u32 = 8;
+/// Buckets in the near window (a power of two): 16,384 × 256 ps ≈ 4.19 µs.
+const SLOTS: usize = 1 << 14;
+const WORDS: usize = SLOTS / 64;
+/// No node.
+const NIL: u32 = u32::MAX;
+
+/// An event of the far heap, ordered earliest first.
 #[derive(Debug)]
-struct Entry<E> {
+struct Far<E> {
     key: u128,
     ev: E,
 }
 
-impl<E> PartialEq for Entry<E> {
+impl<E> PartialEq for Far<E> {
     fn eq(&self, o: &Self) -> bool {
         self.key == o.key
     }
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+impl<E> Eq for Far<E> {}
+impl<E> PartialOrd for Far<E> {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl<E> Ord for Entry<E> {
+impl<E> Ord for Far<E> {
     fn cmp(&self, o: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap, we want the earliest first.
         o.key.cmp(&self.key)
     }
 }
 
+/// A near event: a node of its bucket's list, or of the free list.
+#[derive(Debug)]
+struct Node<E> {
+    time: u64,
+    next: u32,
+    ev: Option<E>,
+}
+
 /// A min-queue of events ordered by time, then by insertion.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// Nodes of the near events and free nodes.
+    nodes: Vec<Node<E>>,
+    /// First free node, `NIL` if none.
+    free: u32,
+    /// Per slot: first and last node of its bucket, `NIL` if empty.
+    ends: Vec<(u32, u32)>,
+    /// One bit per slot: the bucket is not empty.
+    bits: Vec<u64>,
+    /// Bucket of the last event popped: the window is `[cur, cur + SLOTS)`.
+    cur: u64,
+    /// Bucket of the earliest near event (meaningful when `near > 0`).
+    head: u64,
+    /// Events in the near buckets.
+    near: usize,
+    /// Events beyond the window.
+    far: BinaryHeap<Far<E>>,
+    /// Insertion sequence of far events.
     seq: u64,
+    /// Time of the last event popped (debug check of the caller).
+    #[cfg(debug_assertions)]
+    last: u64,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -49,39 +117,221 @@ impl<E> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            nodes: Vec::new(),
+            free: NIL,
+            ends: vec![(NIL, NIL); SLOTS],
+            bits: vec![0; WORDS],
+            cur: 0,
+            head: 0,
+            near: 0,
+            far: BinaryHeap::new(),
             seq: 0,
+            #[cfg(debug_assertions)]
+            last: 0,
         }
     }
-    /// Schedule `ev` at `at`.
-    #[inline]
+
+    /// Schedule `ev` at `at`, which must not be before the time of the last
+    /// event popped.
+    #[inline(always)]
     pub fn push(&mut self, at: Time, ev: E) {
-        let key = ((at.0 as u128) << 64) | self.seq as u128;
-        self.seq += 1;
-        self.heap.push(Entry { key, ev });
+        #[cfg(debug_assertions)]
+        debug_assert!(at.0 >= self.last, "event scheduled in the past");
+        let bucket = at.0 >> SHIFT;
+        if bucket.wrapping_sub(self.cur) < SLOTS as u64 {
+            self.insert_near(at.0, bucket, ev);
+        } else {
+            assert!(bucket >= self.cur, "event scheduled in the past");
+            let key = ((at.0 as u128) << 64) | self.seq as u128;
+            self.seq += 1;
+            self.far.push(Far { key, ev });
+        }
     }
+
     /// Remove and return the earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| (Time((e.key >> 64) as u64), e.ev))
+        if self.near == 0 {
+            // Everything is far ahead: jump the window to the earliest.
+            let t = (self.far.peek()?.key >> 64) as u64;
+            self.cur = t >> SHIFT;
+            self.migrate();
+        }
+        let slot = (self.head as usize) & (SLOTS - 1);
+        let idx = self.ends[slot].0;
+        let n = &mut self.nodes[idx as usize];
+        let t = n.time;
+        let ev = n.ev.take().expect("a queued node holds an event");
+        let next = n.next;
+        n.next = self.free;
+        self.free = idx;
+        self.near -= 1;
+        if next == NIL {
+            self.ends[slot] = (NIL, NIL);
+            self.bits[slot / 64] &= !(1u64 << (slot % 64));
+            if self.near > 0 {
+                // The buckets after `head` in ring order are later ones.
+                let s = self.next_slot(slot);
+                self.head += ((s + SLOTS - slot) % SLOTS) as u64;
+            }
+        } else {
+            self.ends[slot].0 = next;
+        }
+        let bucket = t >> SHIFT;
+        if bucket != self.cur {
+            self.cur = bucket;
+            self.migrate();
+        }
+        #[cfg(debug_assertions)]
+        {
+            self.last = t;
+        }
+        Some((Time(t), ev))
     }
+
     /// The time of the earliest event.
+    #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| Time((e.key >> 64) as u64))
+        if self.near > 0 {
+            let first = self.ends[(self.head as usize) & (SLOTS - 1)].0;
+            Some(Time(self.nodes[first as usize].time))
+        } else {
+            self.far.peek().map(|f| Time((f.key >> 64) as u64))
+        }
     }
+
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.near + self.far.len()
     }
+
     /// Whether nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
+    }
+
+    /// Put an event into its near bucket, after the bucket's events of the
+    /// same or an earlier time.
+    #[inline(always)]
+    fn insert_near(&mut self, t: u64, bucket: u64, ev: E) {
+        let idx = if self.free != NIL {
+            let i = self.free;
+            let n = &mut self.nodes[i as usize];
+            self.free = n.next;
+            *n = Node {
+                time: t,
+                next: NIL,
+                ev: Some(ev),
+            };
+            i
+        } else {
+            assert!(self.nodes.len() < NIL as usize, "too many pending events");
+            self.nodes.push(Node {
+                time: t,
+                next: NIL,
+                ev: Some(ev),
+            });
+            (self.nodes.len() - 1) as u32
+        };
+        let slot = (bucket as usize) & (SLOTS - 1);
+        let (first, last) = self.ends[slot];
+        if first == NIL {
+            self.ends[slot] = (idx, idx);
+            self.bits[slot / 64] |= 1u64 << (slot % 64);
+        } else if self.nodes[last as usize].time <= t {
+            self.nodes[last as usize].next = idx;
+            self.ends[slot].1 = idx;
+        } else {
+            self.insert_before_later(slot, first, t, idx);
+        }
+        if self.near == 0 || bucket < self.head {
+            self.head = bucket;
+        }
+        self.near += 1;
+    }
+
+    /// Link node `idx` (time `t`) before the first node of the bucket that
+    /// is later than `t`; the bucket's last node is.
+    #[cold]
+    fn insert_before_later(&mut self, slot: usize, first: u32, t: u64, idx: u32) {
+        let mut prev = NIL;
+        let mut cur = first;
+        while self.nodes[cur as usize].time <= t {
+            prev = cur;
+            cur = self.nodes[cur as usize].next;
+        }
+        self.nodes[idx as usize].next = cur;
+        if prev == NIL {
+            self.ends[slot].0 = idx;
+        } else {
+            self.nodes[prev as usize].next = idx;
+        }
+    }
+
+    /// Move the far events the window now covers into their buckets.
+    #[inline]
+    fn migrate(&mut self) {
+        let end = self.cur + SLOTS as u64;
+        while let Some(top) = self.far.peek() {
+            let t = (top.key >> 64) as u64;
+            if t >> SHIFT >= end {
+                break;
+            }
+            let f = self.far.pop().expect("peeked");
+            self.insert_near(t, t >> SHIFT, f.ev);
+        }
+    }
+
+    /// The first non-empty slot at or after `from` in ring order; there must
+    /// be one.
+    #[inline]
+    fn next_slot(&self, from: usize) -> usize {
+        let mut w = from / 64;
+        let mut word = self.bits[w] & (!0u64 << (from % 64));
+        loop {
+            if word != 0 {
+                return w * 64 + word.trailing_zeros() as usize;
+            }
+            w = (w + 1) % WORDS;
+            word = self.bits[w];
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Rng;
+
+    /// The reference: a binary heap keyed on (time, insertion sequence),
+    /// the queue this one replaced.
+    struct Reference {
+        heap: BinaryHeap<std::cmp::Reverse<(u64, u64, u32)>>,
+        seq: u64,
+    }
+
+    impl Reference {
+        fn new() -> Self {
+            Reference {
+                heap: BinaryHeap::new(),
+                seq: 0,
+            }
+        }
+        fn push(&mut self, t: u64, ev: u32) {
+            self.heap.push(std::cmp::Reverse((t, self.seq, ev)));
+            self.seq += 1;
+        }
+        fn pop(&mut self) -> Option<(u64, u32)> {
+            self.heap.pop().map(|std::cmp::Reverse((t, _, e))| (t, e))
+        }
+        fn peek_time(&self) -> Option<u64> {
+            self.heap.peek().map(|std::cmp::Reverse((t, _, _))| *t)
+        }
+    }
+
+    fn drain(q: &mut EventQueue<u32>) -> Vec<(u64, u32)> {
+        std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect()
+    }
 
     #[test]
     fn pops_by_time_then_insertion_order() {
@@ -92,5 +342,144 @@ mod tests {
         q.push(Time(1), 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
+        assert!(q.is_empty());
+        assert_eq!(q.pop(), None);
+        assert_eq!(q.peek_time(), None);
+    }
+
+    #[test]
+    fn out_of_order_pushes_within_one_bucket() {
+        // All in one 256 ps bucket, pushed in scrambled time order.
+        let mut q = EventQueue::new();
+        for (i, t) in [200u64, 100, 250, 100, 0, 200, 255, 1].iter().enumerate() {
+            q.push(Time(*t), i as u32);
+        }
+        assert_eq!(
+            drain(&mut q),
+            vec![
+                (0, 4),
+                (1, 7),
+                (100, 1),
+                (100, 3),
+                (200, 0),
+                (200, 5),
+                (250, 2),
+                (255, 6)
+            ]
+        );
+    }
+
+    #[test]
+    fn many_equal_times_pop_in_insertion_order() {
+        let mut q = EventQueue::new();
+        for i in 0..100_000u32 {
+            q.push(Time(1_000_000), i);
+        }
+        // Pushed while popping at the same time: after all the others.
+        let mut out = Vec::new();
+        for i in 0..100_000u32 {
+            let (t, e) = q.pop().unwrap();
+            assert_eq!(t, Time(1_000_000));
+            out.push(e);
+            if i % 2 == 0 {
+                q.push(Time(1_000_000), 100_000 + i);
+            }
+        }
+        out.extend(drain(&mut q).into_iter().map(|(_, e)| e));
+        let expected: Vec<u32> = (0..100_000)
+            .chain((0..100_000).step_by(2).map(|i| 100_000 + i))
+            .collect();
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn equal_times_keep_order_across_the_far_heap() {
+        // Events at T go to the far heap while T is beyond the window; later
+        // ones at T, pushed once the window covers T, must come after them.
+        let far_t = 1_000_000_000u64; // 1 ms, far beyond the ~4 µs window
+        let mut q = EventQueue::new();
+        q.push(Time(far_t), 0);
+        q.push(Time(far_t), 1);
+        q.push(Time(far_t - 1_000), 2);
+        assert_eq!(q.pop(), Some((Time(far_t - 1_000), 2)));
+        q.push(Time(far_t), 3); // now within the window
+        q.push(Time(far_t - 10), 4);
+        assert_eq!(
+            drain(&mut q),
+            vec![(far_t - 10, 4), (far_t, 0), (far_t, 1), (far_t, 3)]
+        );
+    }
+
+    #[test]
+    fn large_time_gaps() {
+        let mut q = EventQueue::new();
+        let times = [
+            u64::MAX,
+            0,
+            1 << 40,
+            3_000_000_000, // 3 ms
+            1,
+            (1 << 40) + 1,
+            1 << 62,
+            u64::MAX,
+            4_194_303,
+            4_194_304, // the window's end at cur = 0
+            1 << 40,
+        ];
+        let mut r = Reference::new();
+        for (i, &t) in times.iter().enumerate() {
+            q.push(Time(t), i as u32);
+            r.push(t, i as u32);
+        }
+        assert_eq!(q.len(), times.len());
+        let expected: Vec<_> = std::iter::from_fn(|| r.pop()).collect();
+        assert_eq!(drain(&mut q), expected);
+    }
+
+    #[test]
+    fn interleaved_pushes_and_pops_match_a_binary_heap() {
+        // Delays at every scale: same time, ps, ns (serialisation), µs
+        // (propagation), ms (timers, long links); pops interleaved.
+        for seed in 0..8 {
+            let mut rng = Rng::stream(seed, 99, 0);
+            let mut q = EventQueue::new();
+            let mut r = Reference::new();
+            let mut now = 0u64;
+            let mut id = 0u32;
+            for _ in 0..200_000 {
+                if rng.below(100) < 52 {
+                    let d = match rng.below(6) {
+                        0 => 0,
+                        1 => rng.below(300),
+                        2 => rng.below(100_000),
+                        3 => 1_000_000 + rng.below(50_000),
+                        4 => rng.below(5_000_000),
+                        _ => rng.below(3_000_000_000),
+                    };
+                    q.push(Time(now + d), id);
+                    r.push(now + d, id);
+                    id += 1;
+                } else {
+                    let got = q.pop().map(|(t, e)| (t.0, e));
+                    assert_eq!(got, r.pop(), "seed {seed}");
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                }
+                assert_eq!(q.peek_time().map(|t| t.0), r.peek_time());
+                assert_eq!(q.len(), r.heap.len());
+            }
+            let rest: Vec<_> = std::iter::from_fn(|| r.pop()).collect();
+            assert_eq!(drain(&mut q), rest, "seed {seed}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "in the past")]
+    fn scheduling_before_the_last_pop_panics() {
+        let mut q = EventQueue::new();
+        q.push(Time(10_000_000), 0);
+        q.pop();
+        q.push(Time(1_000), 1);
     }
 }
