@@ -15,6 +15,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench;
+mod buffer_cmd;
 mod pipeline;
 
 #[derive(Debug, Parser)]
@@ -54,6 +56,10 @@ enum Command {
     Analyze(pipeline::AnalyzeArgs),
     /// Draw a figure (SVG or PNG) from run directories.
     Plot(pipeline::PlotArgs),
+    /// Run the reference scenarios and print what each cost (events/s, CPU, memory).
+    Bench(bench::BenchArgs),
+    /// Print the buffer a long link needs under PFC, Swing, Bifrost and CBFC, with formulas.
+    Buffer(buffer_cmd::BufferArgs),
     /// Show configuration.
     Config {
         /// Print every config key with its default and the default's source.
@@ -117,6 +123,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Sweep(a) => pipeline::sweep(a),
         Command::Analyze(a) => pipeline::analyze(a),
         Command::Plot(a) => pipeline::plot(a),
+        Command::Bench(a) => bench::bench(a),
+        Command::Buffer(a) => buffer_cmd::buffer(a),
         Command::Config { defaults } => {
             let mut out = std::io::stdout().lock();
             if defaults {

@@ -79,7 +79,7 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 # stop = "10ms"                   # absolute stop time; default: last flow start + {stop_s} s (rdmasim's choice)
 
 [topology]
-# kind = "fat_tree" | "clos" | "peer_fat_tree" | "leaf_spine" | "star" | "dumbbell" | "file"
+# kind = "fat_tree" | "clos" | "peer_fat_tree" | "leaf_spine" | "star" | "dumbbell" | "cross_dc" | "file"
 #   fat_tree:      k (required, even), host_rate, fabric_rate (default: host_rate), delay
 #   clos:          pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, host_rate,
 #                  fabric_rate, delay (defaults: the peer's fat tree, {PEER} §2.4)
@@ -88,6 +88,9 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 #                  oversubscription (default 1.0), delay
 #   star:          hosts (required), rate, delay
 #   dumbbell:      left, right (required), host_rate, bottleneck_rate (default: host_rate), delay
+#   cross_dc:      dcs, k, hosts_per_tor, host_rate, fabric_rate, delay, long_links,
+#                  long_rate, long_length or long_delay (defaults: two k = 4 fat trees,
+#                  2 hosts per ToR, 100 Gb/s, one 400 Gb/s x 80 km link; specs/seed-001-swing.md §5)
 #   file:          path (a peer topology file, relative to this file; {PEER} §3.1)
 kind = "fat_tree"
 k = 4

@@ -9,6 +9,8 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub mod analyze;
+pub mod bench;
+pub mod buffer;
 pub mod config;
 pub mod defaults;
 mod error;

@@ -1,0 +1,133 @@
+//! `rdmasim bench`: argument parsing and printing; the scenarios and the
+//! measurement are in `experiment::bench`.
+//!
+//! Each scenario runs in a child process (this binary with the hidden
+//! `--child` flag, which prints the scenario's CSV row), so that its peak
+//! memory and CPU time are its own and not what earlier scenarios left in
+//! the allocator; where the binary cannot start itself, the scenarios run
+//! in this process.
+
+use crate::Failure;
+use clap::Args;
+use engine::InputError;
+use experiment::bench::{self, BenchOptions, BenchRow};
+use experiment::ExperimentError;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// `rdmasim bench`.
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// Tiny versions of the scenarios (a second or two in all; what the tests run).
+    #[arg(long)]
+    smoke: bool,
+    /// Run only this scenario (repeatable): fat-dcqcn, fat-hpcc, incast, longhaul.
+    #[arg(long, value_name = "NAME")]
+    scenario: Vec<String>,
+    /// Replace each scenario's arrival window, e.g. 1ms (for profiling).
+    #[arg(long, value_name = "DURATION")]
+    window: Option<String>,
+    /// Also write the table as CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Run the scenarios in this process and print their rows as CSV only.
+    #[arg(long, hide = true)]
+    child: bool,
+}
+
+fn bad(what: &str, msg: impl Into<String>) -> ExperimentError {
+    ExperimentError::Input(InputError::at("<command line>", None, what, msg))
+}
+
+pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
+    let names: Vec<String> = if a.scenario.is_empty() {
+        bench::SCENARIOS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.scenario.clone()
+    };
+    for n in &names {
+        if !bench::SCENARIOS.contains(&n.as_str()) {
+            return Err(bad(
+                "--scenario",
+                format!("'{n}' is not one of {}", bench::SCENARIOS.join(", ")),
+            )
+            .into());
+        }
+    }
+    let window = match &a.window {
+        Some(w) => Some(engine::units::parse_time(w).map_err(|m| bad("--window", m))?),
+        None => None,
+    };
+    let opts = BenchOptions {
+        smoke: a.smoke,
+        window,
+    };
+    if a.child {
+        let rows: Vec<BenchRow> = names
+            .iter()
+            .map(|n| bench::run(n, &opts).expect("a known scenario"))
+            .collect();
+        let mut o = std::io::stdout().lock();
+        o.write_all(bench::csv(&rows).as_bytes())?;
+        o.flush()?;
+        return Ok(0);
+    }
+    let mut rows: Vec<BenchRow> = Vec::new();
+    for n in &names {
+        eprintln!("rdmasim: bench: running {n}");
+        let row = match in_child(n, &a) {
+            Some(r) => r,
+            None => bench::run(n, &opts).expect("a known scenario"),
+        };
+        rows.push(row);
+    }
+    let mut o = std::io::stdout().lock();
+    write!(o, "{}", bench::table(&rows))?;
+    writeln!(
+        o,
+        "rates per CPU second; packets = data frames delivered to hosts; \
+         each scenario in its own process (peak RSS = its VmHWM)"
+    )?;
+    o.flush()?;
+    if let Some(path) = &a.csv {
+        std::fs::write(path, bench::csv(&rows)).map_err(|e| ExperimentError::io(path, e))?;
+    }
+    let mut code = 0;
+    for r in &rows {
+        if r.finished < r.flows {
+            eprintln!(
+                "rdmasim: warning: {}: {} of {} flows did not finish",
+                r.name,
+                r.flows - r.finished,
+                r.flows
+            );
+            code = 1;
+        }
+        if r.drops > 0 {
+            eprintln!("rdmasim: warning: {}: {} frames dropped", r.name, r.drops);
+            code = 1;
+        }
+    }
+    Ok(code)
+}
+
+/// Run scenario `name` in a child process; `None` where that fails (the
+/// caller then runs it in this process).
+fn in_child(name: &str, a: &BenchArgs) -> Option<BenchRow> {
+    let exe = std::env::current_exe().ok()?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["bench", "--child", "--scenario", name]);
+    if a.smoke {
+        cmd.arg("--smoke");
+    }
+    if let Some(w) = &a.window {
+        cmd.args(["--window", w]);
+    }
+    let out = cmd.stderr(Stdio::inherit()).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let rows = bench::parse_csv(&String::from_utf8_lossy(&out.stdout)).ok()?;
+    rows.into_iter().next()
+}

@@ -1,0 +1,40 @@
+//! `rdmasim buffer`: argument parsing and printing; the arithmetic is in
+//! `experiment::buffer`.
+
+use crate::Failure;
+use clap::Args;
+use experiment::buffer::{self, LongLink, Scheme};
+use std::io::Write;
+
+/// `rdmasim buffer`.
+#[derive(Debug, Args)]
+pub(crate) struct BufferArgs {
+    /// Line rate of the long link, e.g. 400Gbps.
+    #[arg(long, value_name = "RATE", allow_hyphen_values = true)]
+    rate: String,
+    /// Fibre length of the long link, e.g. 80km (5 us of one-way delay per km).
+    #[arg(long, value_name = "LENGTH", allow_hyphen_values = true)]
+    distance: String,
+    /// Largest frame on the link, bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = buffer::DEFAULT_MTU)]
+    mtu: u64,
+    /// Which scheme: pfc, swing, bifrost, cbfc or all.
+    #[arg(long, value_name = "NAME", default_value = "all")]
+    scheme: String,
+    /// Bifrost's time slot T.
+    #[arg(long, value_name = "DURATION", default_value = "10us")]
+    slot: String,
+    /// Bifrost's leak-check period k, in slots.
+    #[arg(long, value_name = "N", default_value_t = buffer::DEFAULT_K)]
+    k: u32,
+}
+
+pub(crate) fn buffer(a: BufferArgs) -> Result<u8, Failure> {
+    let link = LongLink::parse(&a.rate, &a.distance, a.mtu)?;
+    let schemes: Vec<Scheme> = Scheme::parse(&a.scheme)?;
+    let slot = buffer::parse_slot(&a.slot)?;
+    let mut o = std::io::stdout().lock();
+    o.write_all(buffer::report(&link, &schemes, slot, a.k).as_bytes())?;
+    o.flush()?;
+    Ok(0)
+}

@@ -1,0 +1,96 @@
+//! `rdmasim bench --smoke`: every scenario runs, finishes all its flows and
+//! reports every column, on stdout and in the CSV.
+
+use std::fs;
+use std::process::Command;
+
+const COLUMNS: [&str; 13] = [
+    "scenario",
+    "sim_time",
+    "flows",
+    "finished",
+    "drops",
+    "packets",
+    "packet_hops",
+    "events",
+    "events_per_s",
+    "packet_hops_per_s",
+    "wall_s",
+    "cpu_s",
+    "peak_rss_mb",
+];
+
+const SCENARIOS: [&str; 4] = ["fat-dcqcn", "fat-hpcc", "incast", "longhaul"];
+
+#[test]
+fn smoke_bench_runs_every_scenario_to_completion() {
+    let dir = std::env::temp_dir().join(format!("rdmasim-cli-bench-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("bench.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(["bench", "--smoke", "--csv", csv.to_str().unwrap()])
+        .current_dir(&dir)
+        .output()
+        .expect("the rdmasim binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+
+    // The table: a header with every column, then one row per scenario.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(header, COLUMNS, "{stdout}");
+    for (i, name) in SCENARIOS.iter().enumerate() {
+        let cells: Vec<&str> = lines[1 + i].split_whitespace().collect();
+        assert_eq!(cells.len(), COLUMNS.len(), "{}", lines[1 + i]);
+        assert_eq!(cells[0], *name);
+        let flows: u64 = cells[2].parse().unwrap();
+        let finished: u64 = cells[3].parse().unwrap();
+        assert!(flows > 0, "{name}: no flows");
+        assert_eq!(finished, flows, "{name}: unfinished flows");
+        assert_eq!(cells[4], "0", "{name}: drops");
+        let packets: u64 = cells[5].parse().unwrap();
+        let hops: u64 = cells[6].parse().unwrap();
+        let events: u64 = cells[7].parse().unwrap();
+        assert!(
+            packets > 0 && hops > packets && events > hops,
+            "{}",
+            lines[1 + i]
+        );
+    }
+
+    // The CSV: the same columns and scenarios, plain numbers.
+    let text = fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0], COLUMNS);
+    assert_eq!(rows.len(), 1 + SCENARIOS.len());
+    for (row, name) in rows[1..].iter().zip(SCENARIOS) {
+        assert_eq!(row[0], name);
+        assert_eq!(row[2], row[3], "{name}: unfinished flows");
+        assert_eq!(row[4], "0", "{name}: drops");
+        for cell in &row[1..12] {
+            cell.parse::<f64>()
+                .unwrap_or_else(|_| panic!("{name}: '{cell}'"));
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unknown_scenario_is_bad_input() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(["bench", "--smoke", "--scenario", "nope"])
+        .output()
+        .expect("the rdmasim binary runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--scenario") && stderr.contains("fat-dcqcn"),
+        "{stderr}"
+    );
+}

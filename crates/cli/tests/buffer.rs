@@ -1,0 +1,219 @@
+//! `rdmasim buffer` end to end: the figures it prints against hand
+//! arithmetic, and what bad input prints.
+
+use std::process::{Command, Output};
+
+fn rdmasim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .arg("buffer")
+        .args(args)
+        .output()
+        .expect("the rdmasim binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The output of a run that must succeed.
+fn ok(args: &[&str]) -> String {
+    let out = rdmasim(args);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The line of `out` that starts (after indentation) with `what`.
+fn line<'a>(out: &'a str, what: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.trim_start().starts_with(what))
+        .unwrap_or_else(|| panic!("no line starting with {what:?} in\n{out}"))
+}
+
+/// The figure printed on the line that starts with `what`, e.g.
+/// "10,003,064 B (10.003 MB, 9.540 MiB)".
+fn figure<'a>(out: &'a str, what: &str) -> &'a str {
+    line(out, what)[2 + what.len()..].trim()
+}
+
+#[test]
+fn one_hundred_gbps_over_80_km() {
+    let out = ok(&["--rate", "100Gbps", "--distance", "80km"]);
+    // R = 100 Gb/s = 12.5e9 B/s; D = 80 km × 5 us/km = 400 us;
+    // BDP Δ = 2·R·D = 12.5e9 B/s × 800e-6 s = 10,000,000 B
+    //   = 10.000 MB = 10,000,000 / 1,048,576 = 9.537 MiB.
+    assert!(out.starts_with(
+        "long link: 100Gbps (R = 12.5 GB/s), 80 km of fibre, D = 400us one way (5 us/km), \
+         MTU 1500 B\nBDP Δ = 2·R·D = 10,000,000 B (10.000 MB, 9.537 MiB)\n"
+    ));
+    // PFC headroom = XON = 2·R·D + 2·MTU + 64 = 10,000,000 + 3,000 + 64
+    //   = 10,003,064 B; / 1,048,576 = 9.5396 MiB.
+    assert_eq!(
+        figure(&out, "lossless headroom (above XOFF)"),
+        "10,003,064 B (10.003 MB, 9.540 MiB)"
+    );
+    assert_eq!(
+        figure(&out, "XON, for no throughput-loss"),
+        "10,003,064 B (10.003 MB, 9.540 MiB)"
+    );
+    assert!(out.contains("= 2·R·D + 2·MTU + 64 B = 10,000,000 + 2 × 1,500 + 64\n"));
+    // Total (XOFF = XON) = 2 × 10,003,064 = 20,006,128 B = 19.079 MiB.
+    assert_eq!(
+        figure(&out, "total, XOFF = XON"),
+        "20,006,128 B (20.006 MB, 19.079 MiB)"
+    );
+    // The peer's default headroom 3·R·D = 3 × 5,000,000 = 15,000,000 B.
+    assert_eq!(
+        figure(&out, "rdmasim's default headroom, 3·R·D"),
+        "15,000,000 B (15.000 MB, 14.305 MiB)"
+    );
+    // Swing relay = 1 BDP + 2·MTU + 64 = 10,003,064 B.
+    assert_eq!(
+        figure(&out, "relay R-port buffer"),
+        "10,003,064 B (10.003 MB, 9.540 MiB)"
+    );
+    // Bifrost H = Δ + 2·R·T + k·MTU, T = 10 us, k = 1:
+    //   R·T = 12.5e9 × 10e-6 = 125,000; 10,000,000 + 250,000 + 1,500
+    //   = 10,251,500 B = 9.777 MiB.
+    assert_eq!(
+        figure(&out, "reserved buffer H"),
+        "10,251,500 B (10.252 MB, 9.777 MiB)"
+    );
+    assert!(out.contains(
+        "= Δ + 2·R·T + k·MTU = 10,000,000 + 2 × 125,000 + 1 × 1,500   (T = 10us, k = 1)\n"
+    ));
+    // CBFC: 10,000,000 / 64 = 156,250 blocks = 10,000,000 B; the 12-bit
+    // field grants 4096 × 64 = 262,144 B = 0.250 MiB; reach at 100 Gb/s =
+    // 262,144 / (2 × 12.5e9) s = 10.48576 us one way = 2.097 km; at 80 km the
+    // field allows 262,144 × 8 bit / 800 us = 2.621 Gb/s; 156,250 blocks
+    // need 18 bits (2^17 = 131,072 < 156,250 ≤ 2^18).
+    assert_eq!(
+        figure(&out, "credits for full rate (CBFC-ideal)"),
+        "10,000,000 B (10.000 MB, 9.537 MiB)"
+    );
+    assert_eq!(
+        figure(&out, "12-bit FCCL field limit"),
+        "262,144 B (0.262 MB, 0.250 MiB)"
+    );
+    assert!(
+        line(&out, "12-bit FCCL:").starts_with(
+            "  12-bit FCCL: full rate up to 2.097 km at 100Gbps (D ≤ 2^12 × 64 B / (2·R)); \
+             this link needs 156,250 blocks (18 bits of FCCL); with 12 bits it runs at most at \
+             2.621 Gbps"
+        ),
+        "{out}"
+    );
+    // Every figure names its source.
+    assert_eq!(out.matches("      source: ").count(), 8, "{out}");
+    assert!(out.contains("seed-001 §3.3") && out.contains("seed-000 §2.9"));
+}
+
+#[test]
+fn four_hundred_gbps_over_600_km() {
+    let out = ok(&["--rate", "400Gbps", "--distance", "600km", "--mtu", "1500"]);
+    // R = 50e9 B/s; D = 600 × 5 us = 3 ms; Δ = 50e9 × 6e-3 = 300,000,000 B
+    //   = 286.102 MiB (the paper's "286 MB").
+    assert!(out.contains("D = 3ms one way"), "{out}");
+    assert!(out.contains("BDP Δ = 2·R·D = 300,000,000 B (300.000 MB, 286.102 MiB)\n"));
+    // PFC headroom = 300,000,000 + 3,064 = 300,003,064 B = 286.105 MiB;
+    // total = 600,006,128 B = 572.210 MiB.
+    assert_eq!(
+        figure(&out, "lossless headroom (above XOFF)"),
+        "300,003,064 B (300.003 MB, 286.105 MiB)"
+    );
+    assert_eq!(
+        figure(&out, "total, XOFF = XON"),
+        "600,006,128 B (600.006 MB, 572.210 MiB)"
+    );
+    assert_eq!(
+        figure(&out, "relay R-port buffer"),
+        "300,003,064 B (300.003 MB, 286.105 MiB)"
+    );
+    // Bifrost: R·T = 50e9 × 10e-6 = 500,000; H = 300,000,000 + 1,000,000
+    //   + 1,500 = 301,001,500 B = 287.057 MiB (the paper's H = 287 MiB).
+    assert_eq!(
+        figure(&out, "reserved buffer H"),
+        "301,001,500 B (301.002 MB, 287.057 MiB)"
+    );
+    // CBFC: 300,000,000 / 64 = 4,687,500 blocks, 23 bits (2^22 = 4,194,304
+    // < 4,687,500); reach 262,144 / (2 × 50e9) s = 2.62144 us = 0.524 km;
+    // at 600 km: 262,144 × 8 / 6 ms = 0.350 Gb/s.
+    assert!(line(&out, "12-bit FCCL:").starts_with(
+        "  12-bit FCCL: full rate up to 0.524 km at 400Gbps (D ≤ 2^12 × 64 B / (2·R)); \
+         this link needs 4,687,500 blocks (23 bits of FCCL); with 12 bits it runs at most at \
+         0.350 Gbps"
+    ));
+}
+
+#[test]
+fn one_scheme_and_its_options() {
+    let out = ok(&[
+        "--rate",
+        "100Gbps",
+        "--distance",
+        "80km",
+        "--scheme",
+        "bifrost",
+        "--slot",
+        "20us",
+        "--k",
+        "3",
+    ]);
+    assert!(!out.contains("PFC (") && !out.contains("CBFC ("), "{out}");
+    // 10,000,000 + 2 × 250,000 + 3 × 1,500 = 10,504,500.
+    assert!(figure(&out, "reserved buffer H").starts_with("10,504,500 B "));
+    // T ≥ D is flagged.
+    let out = ok(&[
+        "--rate",
+        "100Gbps",
+        "--distance",
+        "1km",
+        "--scheme",
+        "bifrost",
+    ]);
+    assert!(
+        out.contains("warning: T = 10us is not below D = 5us"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_error_and_exit_2() {
+    for (args, want) in [
+        (
+            &["--rate", "400Gbs", "--distance", "80km"][..],
+            "rdmasim: <command line>: --rate: unknown rate unit in '400Gbs'",
+        ),
+        (
+            &["--rate", "0Gbps", "--distance", "80km"][..],
+            "rdmasim: <command line>: --rate: rate '0Gbps' must be greater than zero",
+        ),
+        (
+            &["--rate", "400Gbps", "--distance", "80"][..],
+            "rdmasim: <command line>: --distance: '80' is not a length",
+        ),
+        (
+            &["--rate", "400Gbps", "--distance", "-3km"][..],
+            "rdmasim: <command line>: --distance: the distance must be greater than zero",
+        ),
+        (
+            &["--rate", "400Gbps", "--distance", "80km", "--scheme", "irn"][..],
+            "rdmasim: <command line>: --scheme: 'irn' is not one of",
+        ),
+        (
+            &["--rate", "400Gbps", "--distance", "80km", "--slot", "0us"][..],
+            "rdmasim: <command line>: --slot: ",
+        ),
+    ] {
+        let out = rdmasim(args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with(want), "{args:?}: {err}");
+    }
+    // A missing argument is clap's usage error, also exit 2.
+    let out = rdmasim(&["--rate", "400Gbps"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--distance"));
+}
