@@ -717,6 +717,11 @@ impl Simulation {
 
     /// Apply whatever a flow-control hook of `port` put in the outbox.
     pub(crate) fn apply_fc_outbox(&mut self, port: u32) {
+        // Most hooks emit nothing: skip the take-and-return of the outbox.
+        let o = &self.outbox;
+        if o.frames.is_empty() && o.timer.is_none() && !o.wake {
+            return;
+        }
         let now = self.now;
         let mut out = std::mem::take(&mut self.outbox);
         let p = &mut self.ports[port as usize];

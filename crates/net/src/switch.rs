@@ -150,9 +150,7 @@ impl Simulation {
             .fc
             .after_release(now, class, state, &mut out);
         self.outbox = out;
-        if !self.outbox.frames.is_empty() || self.outbox.timer.is_some() || self.outbox.wake {
-            self.apply_fc_outbox(in_port);
-        }
+        self.apply_fc_outbox(in_port);
         Some(pkt)
     }
 }
