@@ -221,6 +221,73 @@ impl Default for NicConfig {
     }
 }
 
+/// The flow-control scheme of one port, when it differs from the
+/// network-wide `[pfc]` setting.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FcChoice {
+    /// No hop-by-hop flow control: the port neither sends nor obeys control
+    /// frames, and its ingress drops on overflow.
+    Lossy,
+    /// PFC with these pause semantics (sends as a switch port, obeys).
+    Pfc(PfcMode),
+    /// Obeys PFC frames it receives but never sends any: the long-haul port
+    /// of a Swing relay (`specs/seed-001-swing.md` §3.2, port R).
+    PfcObeyOnly(PfcMode),
+}
+
+/// Settings of one switch port that override the switch-wide ones
+/// (`specs/seed-001-swing.md` §4.1–4.2: long-haul ports have their own
+/// buffer and thresholds). `None` keeps the switch-wide value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortSettings {
+    /// Static XOFF threshold of this ingress in bytes. With it the port
+    /// leaves the shared pool: it owns `xoff + headroom` bytes, pauses its
+    /// upstream once more than `xoff` are held and drops what exceeds both.
+    pub xoff: Option<u64>,
+    /// Static XON threshold (bytes held at or below which the pause is
+    /// lifted); default `xoff` (no hysteresis, Swing §2.1). Needs `xoff`.
+    pub xon: Option<u64>,
+    /// Headroom of this ingress in bytes.
+    pub headroom: Option<u64>,
+    /// Dynamic-threshold shift of this ingress (alpha = 1/2^shift), for
+    /// ports in the shared pool.
+    pub alpha_shift: Option<u8>,
+    /// ECN marking at this egress.
+    pub ecn: Option<bool>,
+    /// Flow control of this port.
+    pub fc: Option<FcChoice>,
+    /// Every PFC frame this port receives is also sent, unchanged, out of
+    /// the node's other port (a Swing relay's local port L, §3.2). Only for
+    /// two-port switches.
+    pub relay_pfc: bool,
+}
+
+impl PortSettings {
+    /// Take every field `other` sets.
+    pub fn merge(&mut self, other: &PortSettings) {
+        self.xoff = other.xoff.or(self.xoff);
+        self.xon = other.xon.or(self.xon);
+        self.headroom = other.headroom.or(self.headroom);
+        self.alpha_shift = other.alpha_shift.or(self.alpha_shift);
+        self.ecn = other.ecn.or(self.ecn);
+        if other.fc.is_some() {
+            self.fc = other.fc.clone();
+        }
+        self.relay_pfc |= other.relay_pfc;
+    }
+}
+
+/// Settings for the port at one end of one link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortRule {
+    /// Index into the topology's links.
+    pub link: u32,
+    /// The port at node `links[link].a` (false) or `.b` (true).
+    pub at_b: bool,
+    /// What to set.
+    pub settings: PortSettings,
+}
+
 /// Everything the network model needs besides topology and flows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetConfig {
@@ -246,6 +313,9 @@ pub struct NetConfig {
     pub link_down: Vec<(engine::Time, u32, u32)>,
     /// The peer's queue-length monitor (`QLEN_MON_*`), off by default.
     pub qlen_monitor: Option<crate::qlen::QlenMonitorConfig>,
+    /// Per-port overrides; a later rule for the same port replaces the
+    /// fields it sets.
+    pub ports: Vec<PortRule>,
 }
 
 impl Default for NetConfig {
@@ -261,6 +331,7 @@ impl Default for NetConfig {
             error_rate_per_link: 0.0,
             link_down: Vec::new(),
             qlen_monitor: None,
+            ports: Vec::new(),
         }
     }
 }

@@ -23,7 +23,8 @@ mod sim;
 mod switch;
 
 pub use config::{
-    BufferConfig, EcnConfig, EcnThreshold, Headroom, NetConfig, NicConfig, PfcConfig, PfcMode,
+    BufferConfig, EcnConfig, EcnThreshold, FcChoice, Headroom, NetConfig, NicConfig, PfcConfig,
+    PfcMode, PortRule, PortSettings,
 };
 pub use results::{FlowOutcome, PfcLogEntry, PortReport, ProgressInfo, RunResults};
 pub use sim::{BuildError, PortCounters, Simulation, TxLogEntry};

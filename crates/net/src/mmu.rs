@@ -5,6 +5,12 @@
 //! up to the dynamic threshold `free >> shift`, then its port's headroom. A
 //! packet is dropped only if it fits in neither headroom nor threshold.
 //! Free shared = buffer − Σ headroom − Σ reserve − shared used.
+//!
+//! A port may instead own a static buffer ([`Mmu::set_static`], the
+//! long-haul ports of `specs/seed-001-swing.md` §4.1): it holds up to `xoff`
+//! bytes, then up to `headroom` more, and drops beyond; it pauses once over
+//! `xoff` and resumes at or below `xon`. Its bytes and headroom are outside
+//! the shared pool, so they do not move the other ports' thresholds.
 
 use crate::config::BufferConfig;
 use crate::wire::N_CLASSES;
@@ -38,6 +44,8 @@ pub struct Mmu {
     hdrm: Vec<[u64; N_CLASSES]>,
     /// Per (port, class): bytes queued for egress.
     egress: Vec<[u64; N_CLASSES]>,
+    /// Per local port: static (xoff, xon), or `None` in the shared pool.
+    fixed: Vec<Option<(u64, u64)>>,
     /// Highest total occupancy seen.
     pub peak_bytes: u64,
     used: u64,
@@ -61,9 +69,34 @@ impl Mmu {
             ingress: vec![[0; N_CLASSES]; n],
             hdrm: vec![[0; N_CLASSES]; n],
             egress: vec![[0; N_CLASSES]; n],
+            fixed: vec![None; n],
             peak_bytes: 0,
             used: 0,
         }
+    }
+
+    /// Give `port` a static buffer of `xoff` + `headroom` bytes outside the
+    /// shared pool, pausing over `xoff` and resuming at or below `xon`.
+    pub fn set_static(&mut self, port: usize, xoff: u64, xon: u64, headroom: u64) {
+        if self.fixed[port].is_none() {
+            self.total_reserve -= self.reserve;
+            self.total_headroom -= self.headroom[port];
+        }
+        self.headroom[port] = headroom;
+        self.fixed[port] = Some((xoff, xon.min(xoff)));
+    }
+
+    /// Set the headroom of a port in the shared pool.
+    pub fn set_headroom(&mut self, port: usize, headroom: u64) {
+        if self.fixed[port].is_none() {
+            self.total_headroom = self.total_headroom - self.headroom[port] + headroom;
+        }
+        self.headroom[port] = headroom;
+    }
+
+    /// Set the dynamic-threshold shift of a port in the shared pool.
+    pub fn set_shift(&mut self, port: usize, shift: u8) {
+        self.shift[port] = shift;
     }
 
     /// Dynamic PFC threshold of `port` (peer `GetPfcThreshold`).
@@ -83,6 +116,18 @@ impl Mmu {
     /// Admit `bytes` arriving on `port` in `class`, or refuse (drop) them
     /// (peer `CheckIngressAdmission` + `UpdateIngressAdmission`).
     pub fn admit(&mut self, port: usize, class: usize, bytes: u64) -> bool {
+        if let Some((xoff, _)) = self.fixed[port] {
+            if self.ingress[port][class] + bytes <= xoff && self.hdrm[port][class] == 0 {
+                self.ingress[port][class] += bytes;
+            } else if self.hdrm[port][class] + bytes <= self.headroom[port] {
+                self.hdrm[port][class] += bytes;
+            } else {
+                return false;
+            }
+            self.used += bytes;
+            self.peak_bytes = self.peak_bytes.max(self.used);
+            return true;
+        }
         let thresh = self.threshold(port);
         if bytes + self.hdrm[port][class] > self.headroom[port]
             && bytes + self.shared_of(port, class) > thresh
@@ -112,6 +157,15 @@ impl Mmu {
     /// Release a packet that leaves the switch (peer
     /// `RemoveFromIngressAdmission` + `RemoveFromEgressAdmission`).
     pub fn release(&mut self, in_port: usize, out_port: usize, class: usize, bytes: u64) {
+        if self.fixed[in_port].is_some() {
+            // Headroom drains first, as in the shared pool.
+            let from_hdrm = self.hdrm[in_port][class].min(bytes);
+            self.hdrm[in_port][class] -= from_hdrm;
+            self.ingress[in_port][class] -= bytes - from_hdrm;
+            self.egress[out_port][class] -= bytes;
+            self.used -= bytes;
+            return;
+        }
         let from_hdrm = self.hdrm[in_port][class].min(bytes);
         let ing = self.ingress[in_port][class];
         let from_shared = (bytes - from_hdrm).min(ing.saturating_sub(self.reserve));
@@ -130,6 +184,13 @@ impl Mmu {
 
     /// Pause/resume conditions of (port, class).
     pub fn ingress_state(&self, port: usize, class: usize) -> IngressState {
+        if let Some((xoff, xon)) = self.fixed[port] {
+            let held = self.ingress[port][class] + self.hdrm[port][class];
+            return IngressState {
+                over_xoff: held > xoff,
+                below_xon: held <= xon,
+            };
+        }
         let shared = self.shared_of(port, class);
         let thresh = self.threshold(port);
         let hdrm = self.hdrm[port][class];
@@ -137,6 +198,11 @@ impl Mmu {
             over_xoff: hdrm > 0 || shared >= thresh,
             below_xon: hdrm == 0 && (shared == 0 || shared + self.resume_offset <= thresh),
         }
+    }
+
+    /// Bytes held for (port, class): reserve, shared and headroom.
+    pub fn ingress_bytes(&self, port: usize, class: usize) -> u64 {
+        self.ingress[port][class] + self.hdrm[port][class]
     }
 
     /// Headroom bytes in use at (port, class).
@@ -192,5 +258,35 @@ mod tests {
         assert_eq!(m.used(), 0);
         assert_eq!(m.shared_used, 0);
         assert!(m.ingress_state(0, 3).below_xon);
+    }
+
+    #[test]
+    fn a_static_port_pauses_over_xoff_and_drops_beyond_its_headroom() {
+        let mut m = mmu();
+        let before = m.threshold(1);
+        m.set_static(0, 5000, 5000, 3000);
+        // Port 0 left the pool: its reserve and headroom no longer count.
+        assert_eq!(m.threshold(1), (100_000 - 10_000 - 1000) >> 3);
+        assert!(m.threshold(1) > before);
+        for _ in 0..5 {
+            assert!(m.admit(0, 3, 1000));
+            assert!(!m.ingress_state(0, 3).over_xoff);
+        }
+        // Shared use of port 1 is untouched by port 0's bytes.
+        assert_eq!(m.threshold(1), (100_000 - 10_000 - 1000) >> 3);
+        assert!(m.admit(0, 3, 1000));
+        assert!(m.ingress_state(0, 3).over_xoff);
+        assert!(!m.ingress_state(0, 3).below_xon);
+        assert!(m.admit(0, 3, 1000));
+        assert!(m.admit(0, 3, 1000));
+        assert!(!m.admit(0, 3, 1000), "xoff 5000 + headroom 3000 is full");
+        assert_eq!(m.ingress_bytes(0, 3), 8000);
+        for _ in 0..3 {
+            m.enqueue_egress(1, 3, 1000);
+            m.release(0, 1, 3, 1000);
+        }
+        // XON = XOFF: back at 5000 bytes the pause lifts.
+        assert!(m.ingress_state(0, 3).below_xon);
+        assert!(!m.ingress_state(0, 3).over_xoff);
     }
 }

@@ -72,6 +72,9 @@ pub(crate) struct Port {
     pub flight: VecDeque<(Time, Packet)>,
     pub fc: AnyFc,
     pub fc_version: u32,
+    /// PFC frames received here are also sent out of this port (a Swing
+    /// relay's L port forwards to its R port); `u32::MAX` if none.
+    pub relay_to: u32,
     pub rng: Rng,
     /// HPCC-PINT's utilisation estimate of this egress (switch ports).
     pub pint: crate::cc::PintPort,
@@ -262,6 +265,14 @@ pub enum BuildError {
     /// A link failure names two nodes that share no link.
     #[error("link failure between nodes {0} and {1}: there is no such link")]
     NoSuchLink(u32, u32),
+    /// A per-port rule that cannot apply.
+    #[error("port rule for link {link}: {msg}")]
+    BadPortRule {
+        /// Link index of the rule.
+        link: u32,
+        /// What is wrong.
+        msg: String,
+    },
     /// Flows are not sorted by start time.
     #[error("flows must be sorted by start time (flow {0} starts before its predecessor)")]
     Unsorted(u32),
@@ -322,6 +333,19 @@ impl Simulation {
             let _ = node;
         }
         node_first_port.push(next);
+        // Per-port overrides, later rules replacing the fields they set.
+        let mut port_set: Vec<crate::config::PortSettings> =
+            vec![Default::default(); next as usize];
+        for r in &cfg.ports {
+            if r.link as usize >= topo.links.len() {
+                return Err(BuildError::BadPortRule {
+                    link: r.link,
+                    msg: format!("there is no such link ({} links)", topo.links.len()),
+                });
+            }
+            let id = link_port[r.link as usize][usize::from(r.at_b)] as usize;
+            port_set[id].merge(&r.settings);
+        }
         let nic_rate = topo
             .links
             .iter()
@@ -333,11 +357,30 @@ impl Simulation {
             let is_host = topo.kinds[node] == NodeKind::Host;
             for (local, &(li, end)) in ps.iter().enumerate() {
                 let l = &topo.links[li as usize];
-                let id = ports.len() as u32;
-                let fc = if cfg.pfc.enabled {
-                    AnyFc::Pfc(Pfc::new(cfg.pfc.mode, l.rate, !is_host))
+                let id = ports.len();
+                let fc = match &port_set[id].fc {
+                    None if cfg.pfc.enabled => AnyFc::Pfc(Pfc::new(cfg.pfc.mode, l.rate, !is_host)),
+                    None | Some(crate::config::FcChoice::Lossy) => AnyFc::Lossy(Lossy),
+                    Some(crate::config::FcChoice::Pfc(mode)) => {
+                        AnyFc::Pfc(Pfc::new(*mode, l.rate, !is_host))
+                    }
+                    Some(crate::config::FcChoice::PfcObeyOnly(mode)) => {
+                        AnyFc::Pfc(Pfc::new(*mode, l.rate, false))
+                    }
+                };
+                let relay_to = if port_set[id].relay_pfc {
+                    if is_host || ps.len() != 2 {
+                        return Err(BuildError::BadPortRule {
+                            link: li,
+                            msg: format!(
+                                "relay_pfc needs a switch with exactly two ports; node {node} has {}",
+                                ps.len()
+                            ),
+                        });
+                    }
+                    node_first_port[node] + (1 - local as u32)
                 } else {
-                    AnyFc::Lossy(Lossy)
+                    u32::MAX
                 };
                 let error_rate = if l.error_rate > 0.0 {
                     l.error_rate
@@ -361,7 +404,8 @@ impl Simulation {
                     flight: VecDeque::new(),
                     fc,
                     fc_version: 0,
-                    rng: Rng::stream(cfg.seed, RNG_PORT, u64::from(id)),
+                    relay_to,
+                    rng: Rng::stream(cfg.seed, RNG_PORT, id as u64),
                     pint: crate::cc::PintPort::default(),
                     c: PortCounters::default(),
                 });
@@ -415,14 +459,33 @@ impl Simulation {
                 }
                 shift.push(s);
                 let t = cfg.ecn.for_rate(port.rate);
-                ecn.push((t.kmin, t.kmax, t.pmax));
+                if port_set[p as usize].ecn == Some(false) {
+                    ecn.push((u64::MAX, u64::MAX, 0.0));
+                } else {
+                    ecn.push((t.kmin, t.kmax, t.pmax));
+                }
             }
             let (flat, off) =
                 route_table(topo, &routes, None, &link_port, node as u32, first, &hosts);
             node_switch[node] = switches.len() as u32;
+            let mut mmu = Mmu::new(&cfg.buffer, headroom, shift);
+            for p in first..first + count {
+                let set = &port_set[p as usize];
+                let local = (p - first) as usize;
+                if let Some(s) = set.alpha_shift {
+                    mmu.set_shift(local, s);
+                }
+                if let Some(h) = set.headroom {
+                    mmu.set_headroom(local, h);
+                }
+                if let Some(xoff) = set.xoff {
+                    let h = set.headroom.unwrap_or(0);
+                    mmu.set_static(local, xoff, set.xon.unwrap_or(xoff), h);
+                }
+            }
             switches.push(Switch {
                 first_port: first,
-                mmu: Mmu::new(&cfg.buffer, headroom, shift),
+                mmu,
                 ecn,
                 routes: flat,
                 route_off: off,
@@ -781,6 +844,12 @@ impl Simulation {
                 if_index: u32::from(p.local) + 1,
                 pause: pkt.pfc_quanta > 0,
             });
+        }
+        let relay_to = self.ports[port as usize].relay_to;
+        if relay_to != u32::MAX {
+            // Swing §3.2: relayed unchanged, at once, ahead of data.
+            self.ports[relay_to as usize].ctrl.push_back(*pkt);
+            self.kick.push(relay_to);
         }
         let rate = self.ports[port as usize].rate;
         let mut out = std::mem::take(&mut self.outbox);
