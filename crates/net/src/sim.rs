@@ -62,6 +62,8 @@ pub(crate) struct Port {
     pub busy: bool,
     /// False once its link was taken down (`LINK_DOWN`): it sends nothing.
     pub up: bool,
+    /// Held by [`Simulation::hold_egress`]: sends nothing until released.
+    pub held: bool,
     /// Control frames: strict priority, never paused.
     pub ctrl: VecDeque<Packet>,
     /// Egress queues per class (switch ports).
@@ -397,6 +399,7 @@ impl Simulation {
                     error_rate,
                     busy: false,
                     up: true,
+                    held: false,
                     ctrl: VecDeque::new(),
                     queues: Default::default(),
                     queue_bytes: 0,
@@ -706,7 +709,7 @@ impl Simulation {
 
     fn try_send_one(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        if p.busy || !p.up {
+        if p.busy || !p.up || p.held {
             return;
         }
         let pkt = if let Some(f) = p.ctrl.pop_front() {
@@ -900,6 +903,22 @@ impl Simulation {
             self.dispatch(ev);
         }
         self.now = self.now.max(t);
+    }
+
+    /// Stop (`true`) or restart (`false`) every transmission of `node`'s
+    /// port `port`, control frames included: a drain that stalls, for tests
+    /// and microbenchmarks of hop-by-hop flow control. A frame already on
+    /// the wire completes.
+    pub fn hold_egress(&mut self, node: u32, port: u16, held: bool) {
+        let id = self
+            .ports
+            .iter()
+            .position(|p| p.node == node && p.local == port)
+            .expect("hold_egress: no such port") as u32;
+        self.ports[id as usize].held = held;
+        if !held {
+            self.try_send(id);
+        }
     }
 
     /// Bytes queued for transmission at `node`'s port `port` (all classes).
