@@ -102,6 +102,49 @@ pub struct ConfigDoc {
     pub timeseries: Option<crate::timeseries::TimeseriesSection>,
     /// `[[link_down]]`: link failures.
     pub link_down: Option<Vec<LinkDownSection>>,
+    /// `[ports.*]`: per-port buffer and flow-control settings.
+    #[serde(default)]
+    pub ports: PortsSection,
+}
+
+/// `[ports.<class>]` and `[[ports.at]]`: settings of groups of switch
+/// ports that replace the switch-wide `[buffer]`, `[ecn]` and `[pfc]`
+/// ones. Applied in this order, later ones winning.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortsSection {
+    /// Every port of every switch that is not a DCI switch or a relay.
+    pub fabric: Option<PortSection>,
+    /// cross_dc: the DCI switches' ports towards their DC's cores.
+    pub dci: Option<PortSection>,
+    /// cross_dc with relays: both ends of every DCI–relay link.
+    pub relay_access: Option<PortSection>,
+    /// cross_dc: the switch ports at both ends of every long link.
+    pub long_haul: Option<PortSection>,
+    /// Single ports: `node` and `port` (its local index), any topology.
+    pub at: Option<Vec<PortSection>>,
+}
+
+/// The settings of one `[ports.*]` group.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortSection {
+    /// `[[ports.at]]` only: the switch.
+    pub node: Option<u32>,
+    /// `[[ports.at]]` only: its local port.
+    pub port: Option<u16>,
+    /// Static XOFF threshold (the port then owns xoff + headroom bytes).
+    pub xoff: Option<String>,
+    /// Static XON threshold; default xoff.
+    pub xon: Option<String>,
+    /// Headroom.
+    pub headroom: Option<String>,
+    /// Dynamic-threshold shift (ports in the shared pool).
+    pub alpha_shift: Option<u8>,
+    /// ECN marking at this egress.
+    pub ecn: Option<bool>,
+    /// `"pfc"` | `"lossy"` | `"obey_only"`.
+    pub fc: Option<String>,
 }
 
 /// `[[link_down]]`: at `at`, the link between nodes `a` and `b` goes down
@@ -202,6 +245,7 @@ impl TopologyKind {
                 "long_rate",
                 "long_length",
                 "long_delay",
+                "relays",
             ],
             TopologyKind::File => &["path"],
         }
@@ -255,6 +299,9 @@ pub struct TopologySection {
     pub long_length: Option<String>,
     /// cross_dc: or its one-way delay.
     pub long_delay: Option<String>,
+    /// cross_dc: a Swing PFC relay at each end of every long link; default
+    /// false.
+    pub relays: Option<bool>,
     /// Host link rate.
     pub host_rate: Option<String>,
     /// Switch–switch link rate.
@@ -296,6 +343,7 @@ impl WorkloadKind {
                 "duration",
                 "start",
                 "hosts",
+                "dsts",
                 "host_rate",
                 "pg",
                 "dport",
@@ -330,6 +378,9 @@ pub struct WorkloadSection {
     pub start: Option<String>,
     /// poisson: the hosts that take part; default all.
     pub hosts: Option<Vec<u32>>,
+    /// poisson: with it, `hosts` only send and every flow goes to one of
+    /// these (not its source); default: the other hosts of `hosts`.
+    pub dsts: Option<Vec<u32>>,
     /// poisson: the rate load is a fraction of; default the hosts' link rate.
     pub host_rate: Option<String>,
     /// incast: the senders.
@@ -902,7 +953,7 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
             "missing; add a [topology] section (e.g. kind = \"fat_tree\", k = 4)",
         )));
     };
-    let topo = build_topology(&cx, ts)?;
+    let (topo, layout) = build_topology(&cx, ts)?;
 
     let Some(ws) = &doc.workload else {
         return Err(ExperimentError::Input(InputError::at(
@@ -952,6 +1003,7 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
     build_buffer(&cx, &doc.buffer, &mut net)?;
     build_ecn(&cx, &doc.ecn, &mut net)?;
     build_nic(&cx, &doc.nic, &mut net)?;
+    build_ports(&cx, &doc.ports, &topo, layout.as_ref(), &mut net)?;
     // HPCC and DCTCP run with a BDP window scaled by rate, as the peer's
     // run.py sets them (HAS_WIN 1, VAR_WIN 1), unless the config says.
     if matches!(net.cc, CcConfig::Hpcc(_) | CcConfig::Dctcp(_)) {
@@ -995,11 +1047,12 @@ fn run_name(cx: &Ctx<'_>, doc: &ConfigDoc) -> R<String> {
     Ok(name)
 }
 
-fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
+fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<(Topology, Option<topo::CrossDcLayout>)> {
     let kind = cx.required(&t.kind, "topology.kind", "[topology]")?;
     let set = set_keys!(t; k, pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, leaves,
         spines, hosts_per_leaf, oversubscription, hosts, rate, left, right, bottleneck_rate,
-        host_rate, fabric_rate, delay, path, dcs, long_links, long_rate, long_length, long_delay);
+        host_rate, fabric_rate, delay, path, dcs, long_links, long_rate, long_length, long_delay,
+        relays);
     cx.only_keys("topology", kind.name(), &set, kind.keys())?;
     let why = format!("kind = \"{}\"", kind.name());
     let rate = |key: &str, v: &Option<String>, default: &str| -> R<Rate> {
@@ -1019,6 +1072,7 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
         }
         Ok(n)
     };
+    let mut layout = None;
     let built: Result<Topology, String> = match kind {
         TopologyKind::FatTree => {
             let host = rate("host_rate", &t.host_rate, DEFAULT_LINK_RATE)?;
@@ -1121,7 +1175,7 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
                 (None, Some(v)) => cx.delay("topology.long_delay", v)?,
                 (None, None) => d.long_delay,
             };
-            topo::cross_dc(topo::CrossDcSpec {
+            topo::CrossDcSpec {
                 dcs: or(&t.dcs, d.dcs, "dcs")?,
                 k: or(&t.k, d.k, "k")?,
                 hosts_per_tor: or(&t.hosts_per_tor, d.hosts_per_tor, "hosts_per_tor")?,
@@ -1140,12 +1194,18 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
                     None => d.long_rate,
                 },
                 long_delay,
+                relays: t.relays.unwrap_or(false),
+            }
+            .layout()
+            .map(|l| {
+                layout = Some(l);
+                l.build()
             })
         }
         TopologyKind::File => {
             let rel = cx.required(&t.path, "topology.path", &why)?;
             let (text, name) = cx.read("topology.path", &rel, "topology file")?;
-            return Ok(topo::parse_peer_topology(&text, &name)?);
+            return Ok((topo::parse_peer_topology(&text, &name)?, None));
         }
     };
     let topo = built.map_err(|msg| {
@@ -1165,7 +1225,7 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<Topology> {
         cx.err(&path, msg)
     })?;
     topo.validate(cx.file, None)?;
-    Ok(topo)
+    Ok((topo, layout))
 }
 
 /// Each host's link rate.
@@ -1194,6 +1254,23 @@ fn check_node(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
     }
     if !topo.is_host(node) {
         return Err(cx.err(path, format!("node {node} is a switch, not a host")));
+    }
+    Ok(())
+}
+
+fn check_switch(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
+    let n = topo.n_nodes() as u32;
+    if node >= n {
+        return Err(cx.err(
+            path,
+            format!("node {node} does not exist (the topology has {n} nodes)"),
+        ));
+    }
+    if topo.is_host(node) {
+        return Err(cx.err(
+            path,
+            format!("node {node} is a host; port settings are for switches"),
+        ));
     }
     Ok(())
 }
@@ -1253,7 +1330,7 @@ fn build_generator(
     seed: u64,
 ) -> R<Vec<FlowSpec>> {
     let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
-    let set = set_keys!(w; load, cdf, duration, start, hosts, host_rate, senders, senders_count,
+    let set = set_keys!(w; load, cdf, duration, start, hosts, dsts, host_rate, senders, senders_count,
         receiver, size, path, pg, dport);
     cx.only_keys(sec, kind.name(), &set, kind.keys())?;
     let key = |k: &str| format!("{sec}.{k}");
@@ -1321,8 +1398,25 @@ fn build_generator(
                 pg,
                 dport: w.dport.unwrap_or(DEFAULT_DPORT),
             };
-            workload::poisson(&spec).map_err(|m| {
-                let field = if m.contains("host") {
+            let dsts = match &w.dsts {
+                Some(d) => {
+                    for &n in d {
+                        check_node(cx, &key("dsts"), topo, n)?;
+                    }
+                    if d.is_empty() {
+                        return Err(cx.err(
+                            &key("dsts"),
+                            "lists no host; leave it out to send to the other hosts",
+                        ));
+                    }
+                    d.clone()
+                }
+                None => Vec::new(),
+            };
+            workload::poisson_to(&spec, &dsts).map_err(|m| {
+                let field = if m.contains("destination") || m.contains("but itself") {
+                    key("dsts")
+                } else if m.contains("host") {
                     key("hosts")
                 } else {
                     key("kind")
@@ -1724,6 +1818,185 @@ fn build_buffer(cx: &Ctx<'_>, s: &BufferSection, net: &mut NetConfig) -> R<()> {
     Ok(())
 }
 
+/// The (link, at_b) ends of switch ports in a class; see [`PortsSection`].
+fn port_class(
+    topo: &Topology,
+    layout: Option<&topo::CrossDcLayout>,
+    class: &str,
+) -> Vec<(u32, bool)> {
+    let special =
+        |n: u32| layout.is_some_and(|l| l.is_relay(n) || (0..l.dcs()).any(|d| l.dci(d) == n));
+    let mut out = Vec::new();
+    for (i, l) in topo.links.iter().enumerate() {
+        for (node, at_b) in [(l.a, false), (l.b, true)] {
+            if topo.is_host(node) {
+                continue;
+            }
+            let take = match (class, layout) {
+                ("fabric", _) => !special(node),
+                ("long_haul", Some(lay)) => lay.is_long_link(i),
+                ("relay_access", Some(lay)) => lay.relay_link_range().contains(&i),
+                ("dci", Some(lay)) => {
+                    (0..lay.dcs()).any(|d| lay.dci(d) == node)
+                        && !lay.is_long_link(i)
+                        && !lay.relay_link_range().contains(&i)
+                }
+                _ => false,
+            };
+            if take {
+                out.push((i as u32, at_b));
+            }
+        }
+    }
+    out
+}
+
+fn build_ports(
+    cx: &Ctx<'_>,
+    s: &PortsSection,
+    topo: &Topology,
+    layout: Option<&topo::CrossDcLayout>,
+    net: &mut NetConfig,
+) -> R<()> {
+    use net::{FcChoice, PortRule, PortSettings};
+    // Relays (seed-001 §3.2): the L port relays the PFC frames it receives;
+    // the R port obeys them and never pauses its upstream.
+    if let Some(lay) = layout {
+        for i in 0..lay.long_link_range().len() {
+            let Some((ra, rb)) = lay.relays_of(i) else {
+                break;
+            };
+            for r in [ra, rb] {
+                for (li, l) in topo.links.iter().enumerate() {
+                    if l.a != r && l.b != r {
+                        continue;
+                    }
+                    let settings = if lay.is_long_link(li) {
+                        PortSettings {
+                            fc: Some(FcChoice::PfcObeyOnly(net.pfc.mode)),
+                            ..PortSettings::default()
+                        }
+                    } else {
+                        PortSettings {
+                            relay_pfc: true,
+                            ..PortSettings::default()
+                        }
+                    };
+                    net.ports.push(PortRule {
+                        link: li as u32,
+                        at_b: l.b == r,
+                        settings,
+                    });
+                }
+            }
+        }
+    }
+    let groups = [
+        ("fabric", &s.fabric),
+        ("dci", &s.dci),
+        ("relay_access", &s.relay_access),
+        ("long_haul", &s.long_haul),
+    ];
+    for (class, sec) in groups {
+        let Some(sec) = sec else { continue };
+        let path = format!("ports.{class}");
+        if class != "fabric" && layout.is_none() {
+            return Err(cx.err(
+                &path,
+                "only for topology kind = \"cross_dc\"; use [[ports.at]] with node and port",
+            ));
+        }
+        if sec.node.is_some() || sec.port.is_some() {
+            return Err(cx.err(
+                &format!("{path}.node"),
+                "node and port are for [[ports.at]] only",
+            ));
+        }
+        let settings = port_settings(cx, &path, sec, net.pfc.mode)?;
+        let ends = port_class(topo, layout, class);
+        if ends.is_empty() {
+            return Err(cx.err(&path, format!("this topology has no {class} ports")));
+        }
+        for (link, at_b) in ends {
+            net.ports.push(PortRule {
+                link,
+                at_b,
+                settings: settings.clone(),
+            });
+        }
+    }
+    for (i, sec) in s.at.iter().flatten().enumerate() {
+        let path = format!("ports.at[{i}]");
+        let node = cx.required(&sec.node, &format!("{path}.node"), "[[ports.at]]")?;
+        let port = cx.required(&sec.port, &format!("{path}.port"), "[[ports.at]]")?;
+        check_switch(cx, &format!("{path}.node"), topo, node)?;
+        // Local port p of a node is its p-th link in link order.
+        let end = topo
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.a == node || l.b == node)
+            .nth(usize::from(port))
+            .map(|(li, l)| (li as u32, l.b == node));
+        let Some((link, at_b)) = end else {
+            return Err(cx.err(
+                &format!("{path}.port"),
+                format!("node {node} has no port {port}"),
+            ));
+        };
+        let settings = port_settings(cx, &path, sec, net.pfc.mode)?;
+        net.ports.push(PortRule {
+            link,
+            at_b,
+            settings,
+        });
+    }
+    Ok(())
+}
+
+fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<net::PortSettings> {
+    use net::FcChoice;
+    let key = |k: &str| format!("{path}.{k}");
+    let bytes = |k: &str, v: &Option<String>| -> R<Option<u64>> {
+        v.as_ref().map(|v| cx.bytes(&key(k), v)).transpose()
+    };
+    let xoff = bytes("xoff", &s.xoff)?;
+    let xon = bytes("xon", &s.xon)?;
+    match (xoff, xon) {
+        (None, Some(_)) => return Err(cx.err(&key("xon"), "needs xoff (a static threshold)")),
+        (Some(off), Some(on)) if on > off => {
+            return Err(cx.err(&key("xon"), format!("{on} B is above xoff ({off} B)")))
+        }
+        _ => {}
+    }
+    if let Some(v) = s.alpha_shift {
+        if v > 63 {
+            return Err(cx.err(&key("alpha_shift"), format!("{v} must be at most 63")));
+        }
+    }
+    let fc = match s.fc.as_deref() {
+        None => None,
+        Some("pfc") => Some(FcChoice::Pfc(mode)),
+        Some("lossy") => Some(FcChoice::Lossy),
+        Some("obey_only") => Some(FcChoice::PfcObeyOnly(mode)),
+        Some(v) => {
+            return Err(cx.err(
+                &key("fc"),
+                format!("'{v}' is not a scheme; use \"pfc\", \"lossy\" or \"obey_only\""),
+            ))
+        }
+    };
+    Ok(net::PortSettings {
+        xoff,
+        xon,
+        headroom: bytes("headroom", &s.headroom)?,
+        alpha_shift: s.alpha_shift,
+        ecn: s.ecn,
+        fc,
+        relay_pfc: false,
+    })
+}
+
 fn build_ecn(cx: &Ctx<'_>, s: &EcnSection, net: &mut NetConfig) -> R<()> {
     if let Some(e) = s.enabled {
         net.ecn.enabled = e;
@@ -1984,6 +2257,7 @@ size = "10KB"
             long_links: 2,
             long_rate: Rate::gbps(100),
             long_delay: Delta::from_us(600),
+            relays: false,
         }
         .layout()
         .unwrap();

@@ -118,6 +118,9 @@ pub struct PortCounters {
     pub ecn_marks: u64,
     /// Highest egress queue occupancy in bytes.
     pub peak_queue: u64,
+    /// Highest number of bytes held for this ingress in one class (switch
+    /// ports): what its buffer had to hold.
+    pub peak_ingress: u64,
 }
 
 #[derive(Debug)]

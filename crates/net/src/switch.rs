@@ -47,6 +47,9 @@ impl Simulation {
                 return;
             }
             sw.mmu.enqueue_egress(out_local as usize, class, size);
+            let held = sw.mmu.ingress_bytes(in_local, class);
+            let c = &mut self.ports[in_port as usize].c;
+            c.peak_ingress = c.peak_ingress.max(held);
             let state = sw.mmu.ingress_state(in_local, class);
             let now = self.now;
             let mut out = std::mem::take(&mut self.outbox);

@@ -68,6 +68,11 @@ pub struct CrossDcSpec {
     pub long_rate: Rate,
     /// One-way propagation delay of each long link.
     pub long_delay: Delta,
+    /// Put a Swing PFC relay (`specs/seed-001-swing.md` §3.1, Fig. 7②) at
+    /// each end of every long link: `DCI — relay — long link — relay — DCI`,
+    /// the relay joined to its DCI switch by a link of `long_rate` and
+    /// `delay`.
+    pub relays: bool,
 }
 
 impl CrossDcSpec {
@@ -85,6 +90,7 @@ impl CrossDcSpec {
         long_links: 1,
         long_rate: Rate::gbps(400),
         long_delay: Delta::from_us(400),
+        relays: false,
     };
 
     /// The Bifrost simulation (`specs/seed-000-bifrost-longhaul.md` §4.2):
@@ -211,7 +217,38 @@ impl CrossDcLayout {
 
     /// Nodes in all, hosts and switches.
     pub fn n_nodes(&self) -> u32 {
+        self.relay0() + 2 * self.n_long_links() as u32 * u32::from(self.spec.relays)
+    }
+
+    /// The first relay node (= the number of nodes without relays).
+    fn relay0(&self) -> NodeId {
         (self.hosts_per_dc + self.switches_per_dc) * self.spec.dcs
+    }
+
+    fn n_long_links(&self) -> usize {
+        let dcs = self.spec.dcs as usize;
+        dcs * (dcs - 1) / 2 * self.spec.long_links as usize
+    }
+
+    /// The two relays of long link number `i` (0-based, in the order of
+    /// [`long_link_range`](Self::long_link_range)): the one on the lower
+    /// DC's side first; `None` without relays or past the last long link.
+    pub fn relays_of(&self, i: usize) -> Option<(NodeId, NodeId)> {
+        (self.spec.relays && i < self.n_long_links()).then(|| {
+            let r = self.relay0() + 2 * i as u32;
+            (r, r + 1)
+        })
+    }
+
+    /// Whether `node` is a relay.
+    pub fn is_relay(&self, node: NodeId) -> bool {
+        self.spec.relays && node >= self.relay0() && node < self.n_nodes()
+    }
+
+    /// Indices of the relay access links (DCI–relay), empty without relays.
+    pub fn relay_link_range(&self) -> Range<usize> {
+        let first = self.fabric_links();
+        first..first + 2 * self.n_long_links() * usize::from(self.spec.relays)
     }
 
     /// Links in all: per DC, one per host, `k/2` per ToR and per agg, one
@@ -258,7 +295,17 @@ impl CrossDcLayout {
     pub fn dc_of(&self, node: NodeId) -> Option<u32> {
         if node < self.n_hosts() {
             Some(node / self.hosts_per_dc)
-        } else if node < self.n_nodes() {
+        } else if self.is_relay(node) {
+            // Relay 2i sits by the lower DC of its long link's pair.
+            let i = ((node - self.relay0()) / 2) as usize;
+            let link = self.long_link_range().start + i;
+            let t = self.build_long_link_ends(link);
+            Some(if (node - self.relay0()).is_multiple_of(2) {
+                t.0
+            } else {
+                t.1
+            })
+        } else if node < self.relay0() {
             Some((node - self.n_hosts()) / self.switches_per_dc)
         } else {
             None
@@ -291,9 +338,22 @@ impl CrossDcLayout {
     /// Indices (into [`Topology::links`]) of every long link: the last
     /// links.
     pub fn long_link_range(&self) -> Range<usize> {
-        let dcs = self.spec.dcs as usize;
-        let first = self.fabric_links();
-        first..first + dcs * (dcs - 1) / 2 * self.spec.long_links as usize
+        let first = self.relay_link_range().end;
+        first..first + self.n_long_links()
+    }
+
+    /// The DCs `(a, b)`, `a < b`, that long link `link` joins.
+    fn build_long_link_ends(&self, link: usize) -> (u32, u32) {
+        let mut i = (link - self.long_link_range().start) / self.spec.long_links as usize;
+        let n = self.spec.dcs;
+        for a in 0..n {
+            let pairs = (n - a - 1) as usize;
+            if i < pairs {
+                return (a, a + 1 + i as u32);
+            }
+            i -= pairs;
+        }
+        unreachable!("a long link index")
     }
 
     /// Indices of the `long_links` links between DCs `a` and `b` (either
@@ -307,7 +367,7 @@ impl CrossDcLayout {
         // Pairs before (a, b): those of every lower first DC, then (a, a+1..b).
         let pair = a * (2 * n - a - 1) / 2 + (b - a - 1);
         let per = self.spec.long_links as usize;
-        let first = self.fabric_links() + pair * per;
+        let first = self.long_link_range().start + pair * per;
         first..first + per
     }
 
@@ -361,17 +421,26 @@ impl CrossDcLayout {
                 links.push(LinkSpec::new(core, self.dci(dc), s.fabric_rate, s.delay));
             }
         }
+        let mut ends = Vec::with_capacity(self.n_long_links());
         for a in 0..s.dcs {
             for b in a + 1..s.dcs {
                 for _ in 0..s.long_links {
-                    links.push(LinkSpec::new(
-                        self.dci(a),
-                        self.dci(b),
-                        s.long_rate,
-                        s.long_delay,
-                    ));
+                    ends.push((self.dci(a), self.dci(b)));
                 }
             }
+        }
+        if s.relays {
+            for (i, &(a, b)) in ends.iter().enumerate() {
+                let (ra, rb) = self.relays_of(i).expect("relays on");
+                links.push(LinkSpec::new(a, ra, s.long_rate, s.delay));
+                links.push(LinkSpec::new(rb, b, s.long_rate, s.delay));
+            }
+            for (i, e) in ends.iter_mut().enumerate() {
+                *e = self.relays_of(i).expect("relays on");
+            }
+        }
+        for (a, b) in ends {
+            links.push(LinkSpec::new(a, b, s.long_rate, s.long_delay));
         }
         debug_assert_eq!(links.len(), self.n_links());
         let mut kinds = vec![NodeKind::Host; self.n_hosts() as usize];
@@ -622,6 +691,51 @@ mod tests {
         for dc in 0..3 {
             assert_eq!(t.adjacency().degree(lay.dci(dc)), 4 + 2 * 2);
         }
+    }
+
+    #[test]
+    fn relays_sit_between_each_dci_switch_and_the_long_link() {
+        let spec = CrossDcSpec {
+            relays: true,
+            long_links: 2,
+            ..CrossDcSpec::SWING
+        };
+        let lay = spec.layout().unwrap();
+        let t = lay.build();
+        t.validate("relays", None).unwrap();
+        let plain = CrossDcSpec::SWING.layout().unwrap();
+        assert_eq!(lay.n_nodes(), plain.n_nodes() + 4);
+        assert_eq!(t.kinds.len(), lay.n_nodes() as usize);
+        let adj = t.adjacency();
+        for i in 0..2 {
+            let (ra, rb) = lay.relays_of(i).unwrap();
+            assert!(lay.is_relay(ra) && lay.is_relay(rb));
+            assert_eq!((lay.dc_of(ra), lay.dc_of(rb)), (Some(0), Some(1)));
+            assert_eq!(adj.degree(ra), 2);
+            assert_eq!(adj.degree(rb), 2);
+            let long = &t.links[lay.long_link_range().start + i];
+            assert_eq!((long.a, long.b), (ra, rb));
+            assert_eq!(long.delay, Delta::from_us(400));
+            let access = &t.links[lay.relay_link_range().start + 2 * i];
+            assert_eq!((access.a, access.b), (lay.dci(0), ra));
+            assert_eq!(
+                (access.rate, access.delay),
+                (Rate::gbps(400), Delta::from_us(1))
+            );
+            let access = &t.links[lay.relay_link_range().start + 2 * i + 1];
+            assert_eq!((access.a, access.b), (rb, lay.dci(1)));
+        }
+        assert!(lay.relays_of(2).is_none());
+        assert!(!lay.is_relay(lay.dci(1)));
+        // Inter-DC paths gain the two relay hops; both long links are ECMP.
+        let r = Routes::compute(&t);
+        let pr = Routes::compute(&plain.build());
+        assert_eq!(
+            r.hops(0, lay.hosts(1).start),
+            pr.hops(0, plain.hosts(1).start) + 2
+        );
+        assert_eq!(r.next_hops(lay.dci(0), lay.hosts(1).start).len(), 2);
+        assert!(CrossDcSpec::SWING.layout().unwrap().relays_of(0).is_none());
     }
 
     #[test]

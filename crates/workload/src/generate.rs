@@ -77,11 +77,30 @@ impl PoissonSpec {
 ///
 /// Per arrival the stream draws, in order: the gap, the destination, the size.
 pub fn poisson(p: &PoissonSpec) -> Result<Vec<FlowSpec>, String> {
+    poisson_to(p, &[])
+}
+
+/// [`poisson`], but each flow goes to a uniformly random host of `dsts`
+/// other than its source (the hosts of `p` only send). An empty `dsts` is
+/// [`poisson`]: every host of `p` sends to the others. For traffic from
+/// one group of hosts to another, e.g. 16 senders in one datacenter to 4
+/// receivers in another (`specs/seed-001-swing.md` §5.4).
+pub fn poisson_to(p: &PoissonSpec, dsts: &[u32]) -> Result<Vec<FlowSpec>, String> {
     p.validate()?;
+    let mut sorted = dsts.to_vec();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("destination host {} is listed twice", w[0]));
+    }
     let mean_gap_ns = p.mean_interarrival_s() * 1e9;
     let others = p.hosts.len() as u64 - 1;
     let mut flows = Vec::new();
     for (i, &src) in p.hosts.iter().enumerate() {
+        // Destinations of this source: `dsts` without itself.
+        let own: Vec<u32> = dsts.iter().copied().filter(|&d| d != src).collect();
+        if !dsts.is_empty() && own.is_empty() {
+            return Err(format!("host {src} has no destination but itself"));
+        }
         let mut rng = Rng::stream(p.seed, POISSON_STREAM_KIND, u64::from(src));
         let mut t_ns = 0.0f64;
         loop {
@@ -90,15 +109,20 @@ pub fn poisson(p: &PoissonSpec) -> Result<Vec<FlowSpec>, String> {
             if off_ps >= p.duration.ps() as f64 {
                 break;
             }
-            let mut j = rng.below(others) as usize;
-            if j >= i {
-                j += 1;
-            }
+            let dst = if dsts.is_empty() {
+                let mut j = rng.below(others) as usize;
+                if j >= i {
+                    j += 1;
+                }
+                p.hosts[j]
+            } else {
+                own[rng.below(own.len() as u64) as usize]
+            };
             let size = p.cdf.sample(&mut rng);
             flows.push(FlowSpec {
                 id: 0,
                 src,
-                dst: p.hosts[j],
+                dst,
                 size,
                 start: p.start + Delta::from_ps(off_ps as u64),
                 pg: p.pg,
@@ -172,6 +196,29 @@ mod tests {
             pg: 3,
             dport: 100,
         }
+    }
+
+    #[test]
+    fn poisson_to_sends_only_from_hosts_to_dsts() {
+        let p = spec(8, 0.5, Delta::from_ms(20), 3);
+        let dsts = [6, 7, 20];
+        let flows = poisson_to(&p, &dsts).unwrap();
+        assert!(flows.len() > 50, "{}", flows.len());
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &flows {
+            assert!(p.hosts.contains(&f.src));
+            assert!(dsts.contains(&f.dst), "{f:?}");
+            assert_ne!(f.src, f.dst);
+            seen.insert(f.dst);
+        }
+        assert_eq!(seen.len(), 3, "every destination is used");
+        // Same seed, same flows; no dsts is plain poisson.
+        assert_eq!(poisson_to(&p, &dsts).unwrap(), flows);
+        assert_eq!(poisson_to(&p, &[]).unwrap(), poisson(&p).unwrap());
+        assert!(poisson_to(&p, &[6, 6]).unwrap_err().contains("twice"));
+        let mut q = p.clone();
+        q.hosts = vec![6, 7];
+        assert!(poisson_to(&q, &[6]).unwrap_err().contains("host 6"));
     }
 
     #[test]

@@ -7,7 +7,9 @@ mod generate;
 mod peer;
 
 pub use cdf::{load_cdf, parse_cdf, SizeCdf};
-pub use generate::{incast, merge, poisson, sort_and_number, PoissonSpec, POISSON_STREAM_KIND};
+pub use generate::{
+    incast, merge, poisson, poisson_to, sort_and_number, PoissonSpec, POISSON_STREAM_KIND,
+};
 pub use peer::{
     load_peer_flows, load_peer_flows_with_lines, parse_peer_flows, parse_peer_flows_with_lines,
     validate_endpoints, write_peer_flows,
