@@ -38,6 +38,20 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<u8, Failure> {
     let report = sweep::run_sweep(&a.file, &opts)?;
     let mut o = std::io::stdout().lock();
     writeln!(o, "{}", sweep::describe(&report))?;
+    if let Some(spec) = &report.report {
+        report_plots(&report, spec)?;
+        writeln!(
+            o,
+            "report: {} ({} published numbers compared; {} with the same sign)",
+            report.dir.join("report.md").display(),
+            report.comparisons.len(),
+            report
+                .comparisons
+                .iter()
+                .filter(|c| c.sign_matches())
+                .count()
+        )?;
+    }
     for (name, st) in &report.runs {
         match st {
             RunStatus::Invariants(w) => {
@@ -50,6 +64,50 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<u8, Failure> {
         }
     }
     Ok(report.exit_code())
+}
+
+/// FCT CDFs of a report's variants: all flows, and the group of dport 100
+/// (`normal`) if it has one; one figure per point of the other axes (the
+/// first point only, to keep the directory small).
+fn report_plots(
+    r: &sweep::SweepReport,
+    spec: &experiment::report::ReportSpec,
+) -> Result<(), Failure> {
+    let done: Vec<&(String, String)> = r
+        .variant_runs
+        .iter()
+        .filter(|(name, _)| r.dir.join(name).join("flows.csv").exists())
+        .collect();
+    // Runs of the first point: one per variant, in variant order.
+    let mut runs = Vec::new();
+    let mut labels = Vec::new();
+    for (name, variant) in &done {
+        if !labels.contains(variant) {
+            runs.push(r.dir.join(name));
+            labels.push(variant.clone());
+        }
+    }
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let mut classes = vec![(Class::All, "fct_cdf.png".to_string())];
+    if let Some((g, _)) = spec.groups.iter().find(|(_, d)| d == &[100]) {
+        classes.push((Class::Normal, format!("fct_cdf_{g}.png")));
+    }
+    for (class, file) in classes {
+        let o = AnalyzeOptions {
+            class,
+            ..AnalyzeOptions::default()
+        };
+        let c = plot::Common {
+            out: r.dir.join(&file),
+            labels: Some(labels.clone()),
+            title: Some(format!("{}: FCT, {} flows", r.name, class.name())),
+            size: (900, 600),
+        };
+        plot::cdf(&runs, plot::CdfOf::Fct, &o, &c)?;
+    }
+    Ok(())
 }
 
 /// Which flows to keep, shared by `analyze` and the flow plots.

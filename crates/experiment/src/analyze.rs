@@ -180,6 +180,7 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
         need("dport")?,
     );
     let (c_src, c_dst, c_pg, c_sport) = (col("src"), col("dst"), col("pg"), col("sport"));
+    let (c_retx, c_paused) = (col("retransmitted_bytes"), col("paused_ns"));
     let mut out = Vec::new();
     for (i, line) in lines.enumerate() {
         let line = line.map_err(|e| ExperimentError::io(path, e))?;
@@ -222,8 +223,8 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
             pg: opt(c_pg) as u8,
             dport: get(c_dport, "dport")? as u16,
             sport: opt(c_sport) as u16,
-            retransmitted_bytes: 0,
-            paused_ns: 0,
+            retransmitted_bytes: opt(c_retx),
+            paused_ns: opt(c_paused),
         });
     }
     Ok(out)

@@ -18,6 +18,7 @@ mod locate;
 pub mod output;
 pub mod peer_config;
 mod procstat;
+pub mod report;
 pub mod scenario;
 pub mod sweep;
 pub mod timeseries;

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 
 /// The files a run directory may hold. Only a directory holding nothing
 /// else is ever replaced.
-pub const RUN_FILES: [&str; 7] = [
+pub const RUN_FILES: [&str; 8] = [
     "flows.csv",
+    "ports.csv",
     "summary.json",
     "fct.txt",
     "pfc.txt",
@@ -32,6 +33,43 @@ pub(crate) struct RunFiles<'a> {
     pub(crate) pfc_log: Option<&'a [PfcLogEntry]>,
     pub(crate) config_toml: Option<&'a str>,
     pub(crate) timeseries: Option<&'a net::monitor::TimeSeries>,
+    pub(crate) ports: &'a [net::PortReport],
+}
+
+/// The header of `ports.csv`.
+pub const PORTS_CSV_HEADER: &str = "node,port,is_switch,tx_bytes,tx_data,drops,corrupted,\
+                                    ecn_marks,peak_queue,peak_ingress,pause_tx,resume_tx,\
+                                    pause_rx,resume_rx,paused_ns";
+
+/// `ports.csv`: one row per port (every node, link order): traffic, drops
+/// at its ingress, marks, queue peaks and flow-control counters summed
+/// over classes.
+pub fn write_ports_csv(ports: &[net::PortReport], w: &mut impl Write) -> io::Result<()> {
+    writeln!(w, "{PORTS_CSV_HEADER}")?;
+    for p in ports {
+        let c = &p.counters;
+        let sum = |a: &[u64]| a.iter().sum::<u64>();
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            p.node,
+            p.port,
+            u8::from(p.is_switch),
+            c.tx_bytes,
+            c.tx_data,
+            sum(&c.drops),
+            c.corrupted,
+            c.ecn_marks,
+            c.peak_queue,
+            c.peak_ingress,
+            sum(&p.fc.pause_tx),
+            sum(&p.fc.resume_tx),
+            sum(&p.fc.pause_rx),
+            sum(&p.fc.resume_rx),
+            sum(&p.fc.paused_ps) / 1000,
+        )?;
+    }
+    Ok(())
 }
 
 /// `dir` without a trailing separator or `.` parts, so a suffix lands
@@ -134,6 +172,7 @@ pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), Experime
 
 fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     write_file(&tmp.join("flows.csv"), |w| write_flows_csv(f.records, w))?;
+    write_file(&tmp.join("ports.csv"), |w| write_ports_csv(f.ports, w))?;
     write_file(&tmp.join("summary.json"), |w| {
         serde_json::to_writer_pretty(&mut *w, f.summary)?;
         writeln!(w)

@@ -128,6 +128,11 @@ pub struct Counters {
     pub resume_frames: u64,
     /// Paused time summed over every port and class, ns.
     pub paused_ns: u64,
+    /// Paused time of the hosts' NIC ports alone, ns (the servers' share
+    /// of pause, `specs/seed-001-swing.md` §5.5).
+    pub host_paused_ns: u64,
+    /// Bytes sent more than once, over every flow.
+    pub retransmitted_bytes: u64,
     /// Data frames ECN-marked.
     pub ecn_marks: u64,
     /// Frames lost to link errors.
@@ -232,6 +237,7 @@ pub fn run_scenario(
             pfc_log: record_pfc.then_some(results.pfc_log.as_slice()),
             config_toml: opts.config_toml.as_deref(),
             timeseries: timeseries.as_ref(),
+            ports: &results.ports,
         };
         output::write_run_dir(dir, &files)?;
     }
@@ -322,6 +328,14 @@ fn summarize(
             pause_frames: results.pause_frames(),
             resume_frames: results.resume_frames(),
             paused_ns: results.paused_ps() / 1_000,
+            host_paused_ns: results
+                .ports
+                .iter()
+                .filter(|p| !p.is_switch)
+                .map(|p| p.fc.paused_ps.iter().sum::<u64>())
+                .sum::<u64>()
+                / 1_000,
+            retransmitted_bytes: results.flows.iter().map(|f| f.retransmitted).sum(),
             ecn_marks: results.ecn_marks(),
             corrupted: results.corrupted(),
         },

@@ -83,6 +83,11 @@ pub struct Sweep {
     pub axes: Vec<Axis>,
     /// `[set]`: keys set in every run, as axes of one value each.
     pub set: Vec<Axis>,
+    /// `[variants.<name>]`: named sets of keys, in file order; with them
+    /// the first axis is `variant`, taking each name.
+    pub variants: Vec<(String, Vec<Axis>)>,
+    /// `[report]`: flow groups, baseline and published numbers to compare.
+    pub report: Option<crate::report::ReportSpec>,
 }
 
 /// One combination of axis values, ready to run.
@@ -135,6 +140,12 @@ pub struct SweepReport {
     pub cleaned: Vec<String>,
     /// Wall-clock time of this start, s.
     pub wall_s: f64,
+    /// With `[report]`: the published reductions beside ours.
+    pub comparisons: Vec<crate::report::Comparison>,
+    /// Every run's directory name and variant ("" without variants).
+    pub variant_runs: Vec<(String, String)>,
+    /// The sweep's `[report]`.
+    pub report: Option<crate::report::ReportSpec>,
 }
 
 impl SweepReport {
@@ -179,12 +190,13 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
     })?;
     let at = |key: &str| locate::key_line(text, key);
     for (k, _) in doc.iter() {
-        if !["base", "name", "axes", "set"].contains(&k) {
+        if !["base", "name", "axes", "set", "variants", "report"].contains(&k) {
             return Err(input_err(
                 file,
                 at(k),
                 k,
-                "unknown key; a sweep file has base, name, [set] and [axes]",
+                "unknown key; a sweep file has base, name, [set], [axes], [variants.*] and \
+                 [report]",
             ));
         }
     }
@@ -223,13 +235,76 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
             format!("'{name}' cannot name a directory"),
         ));
     }
-    let Some(axes_item) = doc.get("axes") else {
-        return Err(input_err(
-            file,
-            None,
-            "axes",
-            "missing; add an [axes] table, e.g. \"workload.load\" = [0.3, 0.5]",
-        ));
+    let mut variants = Vec::new();
+    if let Some(item) = doc.get("variants") {
+        let Some(table) = item.as_table_like() else {
+            return Err(input_err(
+                file,
+                at("variants"),
+                "variants",
+                "expected tables [variants.<name>] of key = value",
+            ));
+        };
+        for (vname, item) in table.iter() {
+            let vfield = format!("variants.{vname}");
+            let vline = at(&vfield);
+            if name_part(vname) != vname {
+                return Err(input_err(
+                    file,
+                    vline,
+                    &vfield,
+                    "a variant name may use letters, digits and ._+- only",
+                ));
+            }
+            let Some(t) = item.as_table_like() else {
+                return Err(input_err(
+                    file,
+                    vline,
+                    &vfield,
+                    "expected a table of key = value",
+                ));
+            };
+            let mut keys = Vec::new();
+            for (key, item) in t.iter() {
+                let field = format!("{vfield}.\"{key}\"");
+                let line = at(&format!("{vfield}.{key}"));
+                parse_path(key).map_err(|m| input_err(file, line, &field, m))?;
+                let Some(v) = item.as_value() else {
+                    return Err(input_err(file, line, &field, "expected a value"));
+                };
+                keys.push(Axis {
+                    key: key.to_string(),
+                    values: vec![v.clone()],
+                    line,
+                });
+            }
+            variants.push((vname.to_string(), keys));
+        }
+        if variants.is_empty() {
+            return Err(input_err(
+                file,
+                at("variants"),
+                "variants",
+                "no variant; add [variants.<name>] tables",
+            ));
+        }
+    }
+    let report = match doc.get("report") {
+        Some(item) => Some(crate::report::parse_report(item, file, text, &variants)?),
+        None => None,
+    };
+    let empty_axes = toml_edit::Item::Table(toml_edit::Table::new());
+    let axes_item = match doc.get("axes") {
+        Some(a) => a,
+        None if !variants.is_empty() => &empty_axes,
+        None => {
+            return Err(input_err(
+                file,
+                None,
+                "axes",
+                "missing; add an [axes] table, e.g. \"workload.load\" = [0.3, 0.5]",
+            ))
+        }
     };
     let Some(table) = axes_item.as_table_like() else {
         return Err(input_err(
@@ -278,7 +353,15 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
             },
         );
     }
-    if axes.is_empty() {
+    if axes.contains_key("variant") {
+        return Err(input_err(
+            file,
+            at("axes.variant"),
+            "axes.variant",
+            "'variant' names the [variants.*] axis; it is not a config key",
+        ));
+    }
+    if axes.is_empty() && variants.is_empty() {
         return Err(input_err(
             file,
             at("axes"),
@@ -322,6 +405,21 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
             format!("cannot read '{}': {e}", base.display()),
         )
     })?;
+    let mut axes: Vec<Axis> = axes.into_values().collect();
+    if !variants.is_empty() {
+        // The variant is the first, slowest axis.
+        axes.insert(
+            0,
+            Axis {
+                key: "variant".to_string(),
+                values: variants
+                    .iter()
+                    .map(|(n, _)| Value::from(n.as_str()))
+                    .collect(),
+                line: at("variants"),
+            },
+        );
+    }
     Ok(Sweep {
         file: file.to_string(),
         text: text.to_string(),
@@ -329,8 +427,10 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
         base_rel,
         base,
         base_text,
-        axes: axes.into_values().collect(),
+        axes,
         set,
+        variants,
+        report,
     })
 }
 
@@ -515,6 +615,22 @@ pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
         for (a, &i) in sweep.axes.iter().zip(&idx) {
             let v = a.values[i].clone();
             let shown = show_value(&v);
+            if a.key == "variant" && !sweep.variants.is_empty() {
+                let (vname, keys) = &sweep.variants[i];
+                for k in keys {
+                    let segs = parse_path(&k.key).expect("checked when parsed");
+                    set_in(doc.as_table_mut(), &segs, k.values[0].clone()).map_err(|m| {
+                        input_err(
+                            &sweep.file,
+                            k.line,
+                            &format!("variants.{vname}.\"{}\"", k.key),
+                            m,
+                        )
+                    })?;
+                }
+                values.push((a.key.clone(), vname.clone()));
+                continue;
+            }
             let segs = parse_path(&a.key).expect("checked when parsed");
             set_in(doc.as_table_mut(), &segs, v)
                 .map_err(|m| input_err(&sweep.file, a.line, &format!("axes.\"{}\"", a.key), m))?;
@@ -876,7 +992,23 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
         })
         .collect();
     write_index(&dir, &sweep, &runs, &runs_status)?;
+    let comparisons = match &sweep.report {
+        Some(spec) => crate::report::write_report(&dir, &sweep, spec, &runs)?,
+        None => Vec::new(),
+    };
     Ok(SweepReport {
+        comparisons,
+        variant_runs: runs
+            .iter()
+            .map(|r| {
+                let v = r.values.iter().find(|(k, _)| k == "variant");
+                (
+                    r.name.clone(),
+                    v.map(|(_, v)| v.clone()).unwrap_or_default(),
+                )
+            })
+            .collect(),
+        report: sweep.report.clone(),
         name: sweep.name,
         dir,
         runs: runs_status,

@@ -1,0 +1,652 @@
+//! Reports of sweeps that reproduce a published evaluation: flow groups
+//! (by destination port), a baseline variant, and the published reductions
+//! beside the ones rdmasim measures.
+//!
+//! In a sweep file:
+//!
+//! ```toml
+//! [report]
+//! baseline = "pfc"                        # the variant reductions are relative to
+//! groups = { inter = [100], intra = [101] } # flow groups by dport; default: all flows
+//!
+//! [[report.paper]]
+//! target = "T5"                # a label, e.g. the spec's target
+//! variant = "swing"
+//! group = "inter"              # not needed for run-wide metrics
+//! metric = "fct_avg"           # see Metric
+//! reduction = 0.59             # published: 59% lower than the baseline
+//! ```
+//!
+//! After the runs, the sweep directory gets `report.csv` (one row per run
+//! and group) and `report.md` (the published reductions and ours side by
+//! side, then the per-run numbers).
+
+use crate::analyze::read_flows;
+use crate::sweep::{Axis, PlannedRun, Sweep};
+use crate::ExperimentError;
+use engine::InputError;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+use toml_edit::Item;
+
+/// What a published number measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Mean FCT of the group's finished flows.
+    FctAvg,
+    /// 99th-percentile FCT of the group.
+    FctP99,
+    /// Mean slowdown (FCT / ideal FCT).
+    SlowdownAvg,
+    /// 99th-percentile slowdown.
+    SlowdownP99,
+    /// Time the hosts' NIC ports spent paused (run-wide).
+    HostPaused,
+    /// Bytes retransmitted (run-wide).
+    Retransmitted,
+}
+
+impl Metric {
+    const ALL: [(&'static str, Metric); 6] = [
+        ("fct_avg", Metric::FctAvg),
+        ("fct_p99", Metric::FctP99),
+        ("slowdown_avg", Metric::SlowdownAvg),
+        ("slowdown_p99", Metric::SlowdownP99),
+        ("host_paused", Metric::HostPaused),
+        ("retransmitted", Metric::Retransmitted),
+    ];
+    fn parse(s: &str) -> Option<Metric> {
+        Metric::ALL.iter().find(|(n, _)| *n == s).map(|(_, m)| *m)
+    }
+    /// The name, as parsed.
+    pub fn name(self) -> &'static str {
+        Metric::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map(|(n, _)| *n)
+            .expect("listed")
+    }
+    fn run_wide(self) -> bool {
+        matches!(self, Metric::HostPaused | Metric::Retransmitted)
+    }
+}
+
+/// One published reduction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaperRow {
+    /// Label (the spec's target).
+    pub target: String,
+    /// The variant compared.
+    pub variant: String,
+    /// Compared with this variant; default the report's baseline.
+    pub baseline: Option<String>,
+    /// Flow group (ignored for run-wide metrics).
+    pub group: String,
+    /// What is compared.
+    pub metric: Metric,
+    /// Published reduction, as a fraction (0.59 = 59% lower).
+    pub reduction: f64,
+}
+
+/// `[report]` of a sweep file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportSpec {
+    /// The variant reductions are relative to.
+    pub baseline: String,
+    /// Flow groups: name and destination ports; never empty.
+    pub groups: Vec<(String, Vec<u16>)>,
+    /// Published numbers.
+    pub paper: Vec<PaperRow>,
+}
+
+fn err(file: &str, text: &str, field: &str, msg: impl Into<String>) -> ExperimentError {
+    ExperimentError::Input(InputError::at(
+        file,
+        crate::locate::key_line(text, field),
+        field,
+        msg,
+    ))
+}
+
+/// Parse `[report]`; `variants` are the sweep's variant names and keys.
+pub fn parse_report(
+    item: &Item,
+    file: &str,
+    text: &str,
+    variants: &[(String, Vec<Axis>)],
+) -> Result<ReportSpec, ExperimentError> {
+    let e = |field: &str, msg: String| err(file, text, field, msg);
+    let Some(t) = item.as_table_like() else {
+        return Err(e("report", "expected a table".into()));
+    };
+    if variants.is_empty() {
+        return Err(e(
+            "report",
+            "a report compares variants; add [variants.<name>] tables".into(),
+        ));
+    }
+    let names: Vec<&str> = variants.iter().map(|(n, _)| n.as_str()).collect();
+    let variant = |field: &str, v: Option<&Item>| -> Result<String, ExperimentError> {
+        match v.and_then(Item::as_str) {
+            Some(s) if names.contains(&s) => Ok(s.to_string()),
+            Some(s) => Err(e(
+                field,
+                format!("'{s}' is not a variant (they are {})", names.join(", ")),
+            )),
+            None => Err(e(field, "expected a variant name (a string)".into())),
+        }
+    };
+    for (k, _) in t.iter() {
+        if !["baseline", "groups", "paper"].contains(&k) {
+            return Err(e(
+                &format!("report.{k}"),
+                "unknown key; [report] has baseline, groups and [[report.paper]]".into(),
+            ));
+        }
+    }
+    let baseline = variant("report.baseline", t.get("baseline"))?;
+    let mut groups = Vec::new();
+    if let Some(g) = t.get("groups") {
+        let Some(g) = g.as_table_like() else {
+            return Err(e(
+                "report.groups",
+                "expected a table, e.g. { inter = [100] }".into(),
+            ));
+        };
+        for (name, v) in g.iter() {
+            let field = format!("report.groups.{name}");
+            let ports: Option<Vec<u16>> = v.as_array().and_then(|a| {
+                a.iter()
+                    .map(|x| x.as_integer().and_then(|i| u16::try_from(i).ok()))
+                    .collect()
+            });
+            match ports {
+                Some(p) if !p.is_empty() => groups.push((name.to_string(), p)),
+                _ => {
+                    return Err(e(
+                        &field,
+                        "expected a non-empty list of destination ports, e.g. [100]".into(),
+                    ))
+                }
+            }
+        }
+    }
+    if groups.is_empty() {
+        groups.push(("all".to_string(), Vec::new()));
+    }
+    let mut paper = Vec::new();
+    if let Some(p) = t.get("paper") {
+        let Some(rows) = p.as_array_of_tables() else {
+            return Err(e("report.paper", "expected [[report.paper]] tables".into()));
+        };
+        for (i, row) in rows.iter().enumerate() {
+            let field = |k: &str| format!("report.paper[{i}].{k}");
+            for (k, _) in row.iter() {
+                if ![
+                    "target",
+                    "variant",
+                    "baseline",
+                    "group",
+                    "metric",
+                    "reduction",
+                ]
+                .contains(&k)
+                {
+                    return Err(e(&field(k), "unknown key".into()));
+                }
+            }
+            let metric = match row.get("metric").and_then(Item::as_str) {
+                Some(m) => Metric::parse(m).ok_or_else(|| {
+                    let all: Vec<&str> = Metric::ALL.iter().map(|(n, _)| *n).collect();
+                    e(
+                        &field("metric"),
+                        format!("'{m}' is not a metric ({})", all.join(", ")),
+                    )
+                })?,
+                None => return Err(e(&field("metric"), "missing".into())),
+            };
+            let group = match row.get("group").and_then(Item::as_str) {
+                Some(g) if groups.iter().any(|(n, _)| n == g) => g.to_string(),
+                Some(g) => {
+                    return Err(e(&field("group"), format!("'{g}' is not in report.groups")))
+                }
+                None if metric.run_wide() => groups[0].0.clone(),
+                None => return Err(e(&field("group"), "missing".into())),
+            };
+            let reduction = row
+                .get("reduction")
+                .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+                .filter(|r| r.is_finite() && *r < 1.0)
+                .ok_or_else(|| {
+                    e(
+                        &field("reduction"),
+                        "expected a fraction below 1, e.g. 0.59".into(),
+                    )
+                })?;
+            paper.push(PaperRow {
+                target: row
+                    .get("target")
+                    .and_then(Item::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                variant: variant(&field("variant"), row.get("variant"))?,
+                baseline: match row.get("baseline") {
+                    Some(b) => Some(variant(&field("baseline"), Some(b))?),
+                    None => None,
+                },
+                group,
+                metric,
+                reduction,
+            });
+        }
+    }
+    Ok(ReportSpec {
+        baseline,
+        groups,
+        paper,
+    })
+}
+
+/// Statistics of one group of one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupStats {
+    /// Flows of the group.
+    pub flows: usize,
+    /// Of those, finished.
+    pub finished: usize,
+    /// Mean FCT of the finished flows, µs.
+    pub fct_avg_us: f64,
+    /// 99th-percentile FCT (nearest rank), µs.
+    pub fct_p99_us: f64,
+    /// Mean slowdown.
+    pub slowdown_avg: f64,
+    /// 99th-percentile slowdown.
+    pub slowdown_p99: f64,
+}
+
+fn p99(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let rank = ((v.len() as f64) * 0.99).ceil() as usize;
+    v[rank.clamp(1, v.len()) - 1]
+}
+
+fn group_stats(records: &[stats::FlowRecord], dports: &[u16]) -> GroupStats {
+    let kept: Vec<&stats::FlowRecord> = records
+        .iter()
+        .filter(|r| dports.is_empty() || dports.contains(&r.dport))
+        .collect();
+    let mut fct: Vec<f64> = kept
+        .iter()
+        .filter_map(|r| r.fct_ns.map(|f| f as f64 / 1e3))
+        .collect();
+    let mut sd: Vec<f64> = kept.iter().filter_map(|r| r.slowdown).collect();
+    let mean = |v: &[f64]| {
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
+    GroupStats {
+        flows: kept.len(),
+        finished: fct.len(),
+        fct_avg_us: mean(&fct),
+        slowdown_avg: mean(&sd),
+        fct_p99_us: p99(&mut fct),
+        slowdown_p99: p99(&mut sd),
+    }
+}
+
+/// One run's numbers for the report.
+#[derive(Clone, Debug)]
+pub struct RunNumbers {
+    /// Run directory name.
+    pub run: String,
+    /// Its variant.
+    pub variant: String,
+    /// The other axes' values, `k=v` joined by commas ("" if none).
+    pub point: String,
+    /// Per group, in the spec's order.
+    pub groups: Vec<GroupStats>,
+    /// Host NIC paused time, ns.
+    pub host_paused_ns: f64,
+    /// Retransmitted bytes.
+    pub retransmitted: f64,
+    /// Frames dropped.
+    pub drops: f64,
+}
+
+impl RunNumbers {
+    fn metric(&self, spec: &ReportSpec, group: &str, m: Metric) -> f64 {
+        let g = spec
+            .groups
+            .iter()
+            .position(|(n, _)| n == group)
+            .map(|i| &self.groups[i]);
+        match (m, g) {
+            (Metric::HostPaused, _) => self.host_paused_ns,
+            (Metric::Retransmitted, _) => self.retransmitted,
+            (Metric::FctAvg, Some(g)) => g.fct_avg_us,
+            (Metric::FctP99, Some(g)) => g.fct_p99_us,
+            (Metric::SlowdownAvg, Some(g)) => g.slowdown_avg,
+            (Metric::SlowdownP99, Some(g)) => g.slowdown_p99,
+            (_, None) => f64::NAN,
+        }
+    }
+}
+
+fn summary_number(dir: &Path, path: &[&str]) -> f64 {
+    let v = fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let mut cur = match &v {
+        Some(v) => v,
+        None => return f64::NAN,
+    };
+    for p in path {
+        match cur.get(p) {
+            Some(x) => cur = x,
+            None => return f64::NAN,
+        }
+    }
+    cur.as_f64().unwrap_or(f64::NAN)
+}
+
+/// Read the numbers of every run of the sweep that has a directory.
+pub fn collect(
+    dir: &Path,
+    spec: &ReportSpec,
+    runs: &[PlannedRun],
+) -> Result<Vec<RunNumbers>, ExperimentError> {
+    let mut out = Vec::new();
+    for r in runs {
+        let rd = dir.join(&r.name);
+        let flows = rd.join("flows.csv");
+        if !flows.exists() {
+            continue;
+        }
+        let records = read_flows(&flows)?;
+        let variant = r
+            .values
+            .iter()
+            .find(|(k, _)| k == "variant")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let point = r
+            .values
+            .iter()
+            .filter(|(k, _)| k != "variant")
+            .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
+            .collect::<Vec<_>>()
+            .join(",");
+        out.push(RunNumbers {
+            run: r.name.clone(),
+            variant,
+            point,
+            groups: spec
+                .groups
+                .iter()
+                .map(|(_, d)| group_stats(&records, d))
+                .collect(),
+            host_paused_ns: summary_number(&rd, &["counters", "host_paused_ns"]),
+            retransmitted: summary_number(&rd, &["counters", "retransmitted_bytes"]),
+            drops: summary_number(&rd, &["counters", "drops"]),
+        });
+    }
+    Ok(out)
+}
+
+/// One published reduction beside ours.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// The published row.
+    pub paper: PaperRow,
+    /// The other axes' values of the runs compared.
+    pub point: String,
+    /// Baseline's value and the variant's.
+    pub values: (f64, f64),
+    /// Our reduction: 1 − variant / baseline.
+    pub ours: f64,
+}
+
+impl Comparison {
+    /// Whether ours and the published reduction have the same sign.
+    pub fn sign_matches(&self) -> bool {
+        (self.ours > 0.0) == (self.paper.reduction > 0.0)
+    }
+    /// Whether the magnitudes differ by more than a factor of two.
+    pub fn off_by_2x(&self) -> bool {
+        let (a, b) = (self.ours.abs(), self.paper.reduction.abs());
+        a > 2.0 * b || b > 2.0 * a
+    }
+}
+
+/// Every published row against every point where both runs exist.
+pub fn compare(spec: &ReportSpec, numbers: &[RunNumbers]) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    for p in &spec.paper {
+        let base = p.baseline.as_deref().unwrap_or(&spec.baseline);
+        for b in numbers.iter().filter(|n| n.variant == base) {
+            let Some(v) = numbers
+                .iter()
+                .find(|n| n.variant == p.variant && n.point == b.point)
+            else {
+                continue;
+            };
+            let bv = b.metric(spec, &p.group, p.metric);
+            let vv = v.metric(spec, &p.group, p.metric);
+            out.push(Comparison {
+                paper: p.clone(),
+                point: b.point.clone(),
+                values: (bv, vv),
+                ours: 1.0 - vv / bv,
+            });
+        }
+    }
+    out
+}
+
+fn pct(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:+.0}%", -100.0 * x)
+    } else {
+        "n/a".into()
+    }
+}
+
+fn num(x: f64, digits: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.digits$}")
+    } else {
+        String::new()
+    }
+}
+
+/// Write `report.csv` and `report.md` into the sweep directory; returns the
+/// comparisons.
+pub fn write_report(
+    dir: &Path,
+    sweep: &Sweep,
+    spec: &ReportSpec,
+    runs: &[PlannedRun],
+) -> Result<Vec<Comparison>, ExperimentError> {
+    let numbers = collect(dir, spec, runs)?;
+    let mut csv = String::from(
+        "run,variant,point,group,flows,finished,fct_avg_us,fct_p99_us,slowdown_avg,\
+         slowdown_p99,host_paused_ns,retransmitted_bytes,drops\n",
+    );
+    for n in &numbers {
+        for ((g, _), s) in spec.groups.iter().zip(&n.groups) {
+            let _ = writeln!(
+                csv,
+                "{},{},\"{}\",{g},{},{},{},{},{},{},{},{},{}",
+                n.run,
+                n.variant,
+                n.point,
+                s.flows,
+                s.finished,
+                num(s.fct_avg_us, 3),
+                num(s.fct_p99_us, 3),
+                num(s.slowdown_avg, 4),
+                num(s.slowdown_p99, 4),
+                num(n.host_paused_ns, 0),
+                num(n.retransmitted, 0),
+                num(n.drops, 0),
+            );
+        }
+    }
+    let path = dir.join("report.csv");
+    fs::write(&path, csv).map_err(|e| ExperimentError::io(&path, e))?;
+
+    let cmp = compare(spec, &numbers);
+    let mut md = format!(
+        "# {}: published reductions and rdmasim's\n\n\
+         Written by `rdmasim sweep {}`. A reduction is 1 − variant / baseline \
+         (negative: the variant is higher); shown as the change, e.g. −59%.\n\n",
+        sweep.name, sweep.file
+    );
+    if !cmp.is_empty() {
+        md.push_str(
+            "| target | metric | group | variant vs baseline | point | published | rdmasim | \
+             baseline | variant | sign | within 2x |\n\
+             |---|---|---|---|---|---|---|---|---|---|---|\n",
+        );
+        for c in &cmp {
+            let base = c.paper.baseline.as_deref().unwrap_or(&spec.baseline);
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} vs {} | {} | {} | {} | {} | {} | {} | {} |",
+                c.paper.target,
+                c.paper.metric.name(),
+                if c.paper.metric.run_wide() {
+                    "all"
+                } else {
+                    &c.paper.group
+                },
+                c.paper.variant,
+                base,
+                if c.point.is_empty() { "-" } else { &c.point },
+                pct(c.paper.reduction),
+                pct(c.ours),
+                num(c.values.0, 1),
+                num(c.values.1, 1),
+                if c.sign_matches() { "same" } else { "DIFFERS" },
+                if c.off_by_2x() { "no" } else { "yes" },
+            );
+        }
+        md.push('\n');
+    }
+    md.push_str(
+        "| run | group | flows | finished | avg FCT (us) | p99 FCT (us) | avg slowdown | \
+         p99 slowdown | host pause (ms) | retransmitted (MB) | drops |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for n in &numbers {
+        for ((g, _), s) in spec.groups.iter().zip(&n.groups) {
+            let _ = writeln!(
+                md,
+                "| {} | {g} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                n.run,
+                s.flows,
+                s.finished,
+                num(s.fct_avg_us, 0),
+                num(s.fct_p99_us, 0),
+                num(s.slowdown_avg, 2),
+                num(s.slowdown_p99, 2),
+                num(n.host_paused_ns / 1e6, 2),
+                num(n.retransmitted / 1e6, 2),
+                num(n.drops, 0),
+            );
+        }
+    }
+    let path = dir.join("report.md");
+    fs::write(&path, md).map_err(|e| ExperimentError::io(&path, e))?;
+    Ok(cmp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(dport: u16, fct: Option<u64>, ideal: u64) -> stats::FlowRecord {
+        stats::FlowRecord {
+            id: 0,
+            src: 0,
+            dst: 1,
+            size: 1000,
+            start_ns: 0,
+            end_ns: fct,
+            fct_ns: fct,
+            ideal_fct_ns: ideal,
+            slowdown: fct.map(|f| f as f64 / ideal as f64),
+            pg: 3,
+            dport,
+            sport: 0,
+            retransmitted_bytes: 0,
+            paused_ns: 0,
+        }
+    }
+
+    #[test]
+    fn group_stats_keep_their_ports_and_take_the_nearest_rank_p99() {
+        let mut r: Vec<_> = (1..=200u64)
+            .map(|i| rec(100, Some(i * 1000), 1000))
+            .collect();
+        r.push(rec(101, Some(5_000_000), 1000));
+        r.push(rec(100, None, 1000));
+        let g = group_stats(&r, &[100]);
+        assert_eq!((g.flows, g.finished), (201, 200));
+        assert_eq!(g.fct_avg_us, 100.5);
+        // Nearest rank: the 198th of 200.
+        assert_eq!(g.fct_p99_us, 198.0);
+        assert_eq!(g.slowdown_p99, 198.0);
+        let all = group_stats(&r, &[]);
+        assert_eq!(all.flows, 202);
+        assert_eq!(all.fct_p99_us, 199.0);
+    }
+
+    #[test]
+    fn reductions_compare_matching_points_and_flag_signs_and_2x() {
+        let spec = ReportSpec {
+            baseline: "pfc".into(),
+            groups: vec![("inter".into(), vec![100])],
+            paper: vec![PaperRow {
+                target: "T5".into(),
+                variant: "swing".into(),
+                baseline: None,
+                group: "inter".into(),
+                metric: Metric::FctAvg,
+                reduction: 0.59,
+            }],
+        };
+        let run = |variant: &str, point: &str, avg: f64| RunNumbers {
+            run: format!("{variant}-{point}"),
+            variant: variant.into(),
+            point: point.into(),
+            groups: vec![GroupStats {
+                fct_avg_us: avg,
+                ..GroupStats::default()
+            }],
+            host_paused_ns: 0.0,
+            retransmitted: 0.0,
+            drops: 0.0,
+        };
+        let numbers = [
+            run("pfc", "seed=1", 1000.0),
+            run("swing", "seed=1", 500.0),
+            run("pfc", "seed=2", 1000.0),
+            run("swing", "seed=2", 1250.0),
+        ];
+        let c = compare(&spec, &numbers);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].ours, 0.5);
+        assert!(c[0].sign_matches() && !c[0].off_by_2x());
+        assert_eq!(c[1].ours, -0.25);
+        assert!(!c[1].sign_matches());
+        assert_eq!(pct(0.59), "-59%");
+    }
+}
