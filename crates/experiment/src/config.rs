@@ -2299,4 +2299,122 @@ size = "10KB"
             "{e}"
         );
     }
+
+    const CROSS: &str = r#"
+[topology]
+kind = "cross_dc"
+
+[workload]
+kind = "poisson"
+hosts = [0, 1, 2, 3]
+dsts = [16, 17]
+load = 0.1
+duration = "100us"
+"#;
+
+    fn scenario(text: &str) -> Scenario {
+        let c = parse_config(text, "t.toml").unwrap();
+        build_scenario(&c, Path::new("")).unwrap()
+    }
+
+    #[test]
+    fn port_classes_select_the_long_haul_dci_and_relay_ports() {
+        let s = scenario(&format!(
+            "{CROSS}\n[ports.dci]\nxoff = \"288KB\"\nheadroom = \"30KB\"\n\
+             [ports.long_haul]\nxoff = \"1MB\"\nheadroom = \"40MB\"\necn = false\n"
+        ));
+        let lay = topo::CrossDcSpec::SWING.layout().unwrap();
+        let long = lay.long_link_range().start as u32;
+        let rules: Vec<_> = s.net.ports.iter().filter(|r| r.link == long).collect();
+        assert_eq!(rules.len(), 2, "both ends of the long link");
+        for r in rules {
+            assert_eq!(r.settings.xoff, Some(1_000_000));
+            assert_eq!(r.settings.headroom, Some(40_000_000));
+            assert_eq!(r.settings.ecn, Some(false));
+        }
+        // 4 core links per DCI switch, 2 DCs, the DCI end only.
+        let dci: Vec<_> = s
+            .net
+            .ports
+            .iter()
+            .filter(|r| r.settings.xoff == Some(288_000))
+            .collect();
+        assert_eq!(dci.len(), 8);
+        for r in dci {
+            let l = &s.topo.links[r.link as usize];
+            let node = if r.at_b { l.b } else { l.a };
+            assert!(node == lay.dci(0) || node == lay.dci(1));
+        }
+        // Flows go only to the listed destinations.
+        assert!(s.flows.iter().all(|f| f.dst == 16 || f.dst == 17));
+    }
+
+    #[test]
+    fn relays_relay_pfc_on_the_local_port_and_only_obey_on_the_long_one() {
+        let text = CROSS.replace("kind = \"cross_dc\"", "kind = \"cross_dc\"\nrelays = true");
+        let s = scenario(&text);
+        let lay = topo::CrossDcSpec {
+            relays: true,
+            ..topo::CrossDcSpec::SWING
+        }
+        .layout()
+        .unwrap();
+        let (ra, rb) = lay.relays_of(0).unwrap();
+        let at = |node: u32, link: usize| {
+            s.net.ports.iter().find(|r| {
+                let l = &s.topo.links[r.link as usize];
+                r.link as usize == link && (if r.at_b { l.b } else { l.a }) == node
+            })
+        };
+        let long = lay.long_link_range().start;
+        let access = lay.relay_link_range().start;
+        for (relay, access) in [(ra, access), (rb, access + 1)] {
+            let l = at(relay, access).expect("L port rule");
+            assert!(l.settings.relay_pfc);
+            let r = at(relay, long).expect("R port rule");
+            assert!(!r.settings.relay_pfc);
+            assert!(matches!(r.settings.fc, Some(net::FcChoice::PfcObeyOnly(_))));
+        }
+        assert!(
+            at(lay.dci(0), access).is_none(),
+            "the DCI switch is unchanged"
+        );
+    }
+
+    #[test]
+    fn port_settings_errors_name_the_key() {
+        let e = err_of(&format!("{SMALL}\n[ports.long_haul]\nxoff = \"1MB\"\n"));
+        assert!(
+            e.contains("ports.long_haul") && e.contains("cross_dc"),
+            "{e}"
+        );
+        let e = err_of(&format!("{CROSS}\n[ports.long_haul]\nfc = \"credits\"\n"));
+        assert!(
+            e.contains("ports.long_haul.fc") && e.contains("'credits'"),
+            "{e}"
+        );
+        let e = err_of(&format!(
+            "{CROSS}\n[ports.dci]\nxoff = \"1MB\"\nxon = \"2MB\"\n"
+        ));
+        assert!(e.contains("ports.dci.xon"), "{e}");
+        let e = err_of(&format!("{CROSS}\n[ports.dci]\nxon = \"2MB\"\n"));
+        assert!(e.contains("needs xoff"), "{e}");
+        let e = err_of(&format!("{SMALL}\n[[ports.at]]\nnode = 0\nport = 0\n"));
+        assert!(
+            e.contains("ports.at[0].node") && e.contains("is a host"),
+            "{e}"
+        );
+        let e = err_of(&format!("{SMALL}\n[[ports.at]]\nnode = 4\nport = 9\n"));
+        assert!(
+            e.contains("ports.at[0].port") && e.contains("no port 9"),
+            "{e}"
+        );
+        let e = err_of(&CROSS.replace("dsts = [16, 17]", "dsts = [16, 99]"));
+        assert!(e.contains("workload.dsts"), "{e}");
+        let s = scenario(&format!(
+            "{SMALL}\n[[ports.at]]\nnode = 4\nport = 2\nheadroom = \"1MB\"\n"
+        ));
+        assert_eq!(s.net.ports.len(), 1);
+        assert_eq!(s.net.ports[0].settings.headroom, Some(1_000_000));
+    }
 }

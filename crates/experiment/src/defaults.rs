@@ -89,8 +89,10 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 #   star:          hosts (required), rate, delay
 #   dumbbell:      left, right (required), host_rate, bottleneck_rate (default: host_rate), delay
 #   cross_dc:      dcs, k, hosts_per_tor, host_rate, fabric_rate, delay, long_links,
-#                  long_rate, long_length or long_delay (defaults: two k = 4 fat trees,
-#                  2 hosts per ToR, 100 Gb/s, one 400 Gb/s x 80 km link; specs/seed-001-swing.md §5)
+#                  long_rate, long_length or long_delay, relays (defaults: two k = 4 fat trees,
+#                  2 hosts per ToR, 100 Gb/s, one 400 Gb/s x 80 km link, no relays;
+#                  specs/seed-001-swing.md §5; relays = true puts a Swing PFC relay at each
+#                  end of every long link, §3.1)
 #   file:          path (a peer topology file, relative to this file; {PEER} §3.1)
 kind = "fat_tree"
 k = 4
@@ -102,7 +104,8 @@ error_rate_per_link = {err:?}       # {PEER} §3.4 ERROR_RATE_PER_LINK
 [workload]
 # kind = "poisson" | "incast" | "file"
 #   poisson: load (required, in (0, 1]), duration (required), cdf, start, hosts
-#            (default all), host_rate (default: the hosts' link rate), pg, dport
+#            (default all), dsts (default: the other hosts; with it, hosts only send),
+#            host_rate (default: the hosts' link rate), pg, dport
 #   incast:  receiver, size (required), senders (a list) or senders_count,
 #            start, pg, dport (default {incast_dport}: the peer's incast, {PEER} §3.2)
 #   file:    path (a peer flow file, relative to this file; {PEER} §3.2)
@@ -185,6 +188,21 @@ headroom = "{headroom}"                 # "auto" = factor x rate x delay, or a s
 headroom_factor = {factor:?}           # {PEER} §2.4 (3 x rate x delay)
 alpha_shift = {shift}                 # {PEER} §2.4 (alpha 1/8 at NIC speed)
 resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
+
+# Per-port settings that replace the switch-wide [buffer], [ecn] and [pfc]
+# ones (none by default), by class, applied in this order, later winning:
+#   [ports.fabric]        every port of the switches that are not DCI switches or relays
+#   [ports.dci]           cross_dc: DCI switch ports towards the cores
+#   [ports.relay_access]  cross_dc with relays: both ends of each DCI-relay link
+#   [ports.long_haul]     cross_dc: both switch ends of each long link
+#   [[ports.at]]          node = 20, port = 1: one port, any topology
+# Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom
+# outside the shared pool), alpha_shift, ecn (true/false), fc ("pfc" | "lossy" |
+# "obey_only"). specs/seed-001-swing.md §4.1-4.2 for the long-haul values.
+# [ports.long_haul]
+# xoff = "1MB"
+# headroom = "40MB"
+# ecn = false
 
 [ecn]
 enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN

@@ -1342,6 +1342,43 @@ kmax = "400KB"
     }
 
     #[test]
+    fn variants_are_the_first_axis_and_set_their_keys() {
+        // `sweep_of` puts these lines under [axes]; [variants.*] starts
+        // its own tables.
+        let runs = plan_of(
+            "\"run.seed\" = [1, 2]\n\n[variants.lossy]\n\"pfc.enabled\" = false\n\
+             \"cc.kind\" = \"none\"\n\n[variants.dcqcn]\n\"cc.kind\" = \"dcqcn\"\n",
+        );
+        let runs = runs.unwrap();
+        let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "variant=lossy,run.seed=1",
+                "variant=lossy,run.seed=2",
+                "variant=dcqcn,run.seed=1",
+                "variant=dcqcn,run.seed=2",
+            ]
+        );
+        assert_eq!(runs[0].config.doc.pfc.enabled, Some(false));
+        assert_eq!(
+            runs[0].config.doc.cc.kind,
+            Some(crate::config::CcKind::None)
+        );
+        assert_eq!(runs[3].config.doc.pfc.enabled, None);
+        assert_eq!(
+            runs[3].config.doc.cc.kind,
+            Some(crate::config::CcKind::Dcqcn)
+        );
+        let e = plan_of("\"run.seed\" = [1]\n\n[variants.bad]\n\"cc.kond\" = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("variants.bad") || e.contains("cc.kond"), "{e}");
+        let e = sweep_of("\"variant\" = [1]\n").unwrap_err().to_string();
+        assert!(e.contains("axes.variant"), "{e}");
+    }
+
+    #[test]
     fn names_are_sanitized_and_bounded() {
         assert_eq!(name_part("\"a b/c\""), "a_b_c");
         assert_eq!(name_part("0.3"), "0.3");
