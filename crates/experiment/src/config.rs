@@ -121,6 +121,8 @@ pub struct PortsSection {
     pub relay_access: Option<PortSection>,
     /// cross_dc: the switch ports at both ends of every long link.
     pub long_haul: Option<PortSection>,
+    /// The hosts' NIC ports (only `fc` applies: how they obey the ToR).
+    pub hosts: Option<PortSection>,
     /// Single ports: `node` and `port` (its local index), any topology.
     pub at: Option<Vec<PortSection>>,
 }
@@ -1829,10 +1831,11 @@ fn port_class(
     let mut out = Vec::new();
     for (i, l) in topo.links.iter().enumerate() {
         for (node, at_b) in [(l.a, false), (l.b, true)] {
-            if topo.is_host(node) {
+            if topo.is_host(node) != (class == "hosts") {
                 continue;
             }
             let take = match (class, layout) {
+                ("hosts", _) => true,
                 ("fabric", _) => !special(node),
                 ("long_haul", Some(lay)) => lay.is_long_link(i),
                 ("relay_access", Some(lay)) => lay.relay_link_range().contains(&i),
@@ -1891,7 +1894,17 @@ fn build_ports(
             }
         }
     }
+    if let Some(h) = &s.hosts {
+        let set = set_keys!(h; node, port, xoff, xon, headroom, alpha_shift, ecn);
+        if let Some(k) = set.first() {
+            return Err(cx.err(
+                &format!("ports.hosts.{k}"),
+                "hosts have no switch buffer; [ports.hosts] takes fc only",
+            ));
+        }
+    }
     let groups = [
+        ("hosts", &s.hosts),
         ("fabric", &s.fabric),
         ("dci", &s.dci),
         ("relay_access", &s.relay_access),
@@ -1900,7 +1913,7 @@ fn build_ports(
     for (class, sec) in groups {
         let Some(sec) = sec else { continue };
         let path = format!("ports.{class}");
-        if class != "fabric" && layout.is_none() {
+        if !["fabric", "hosts"].contains(&class) && layout.is_none() {
             return Err(cx.err(
                 &path,
                 "only for topology kind = \"cross_dc\"; use [[ports.at]] with node and port",

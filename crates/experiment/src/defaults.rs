@@ -191,6 +191,7 @@ resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
 
 # Per-port settings that replace the switch-wide [buffer], [ecn] and [pfc]
 # ones (none by default), by class, applied in this order, later winning:
+#   [ports.hosts]         the hosts' NIC ports (fc only)
 #   [ports.fabric]        every port of the switches that are not DCI switches or relays
 #   [ports.dci]           cross_dc: DCI switch ports towards the cores
 #   [ports.relay_access]  cross_dc with relays: both ends of each DCI-relay link
