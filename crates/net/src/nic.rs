@@ -322,11 +322,15 @@ impl Simulation {
             return;
         }
         let mtu = u64::from(self.cfg.nic.mtu_payload);
+        // A loss the CC hears of: every go-back-N NACK; for IRN, whose
+        // receiver NACKs every out-of-order packet, the NACK that starts a
+        // recovery (one loss event), as TCP's CC reacts once per recovery.
+        let mut loss_event = pkt.kind == PacketKind::Nack;
         if let Some(s) = qp.irn.as_mut() {
             // IRN: record the SACK; lost packets are resent first (irn.rs).
-            let sack = (pkt.kind == PacketKind::Nack).then_some(pkt.sack / mtu);
-            s.on_feedback(qp.snd_una / mtu, sack, qp.max_sent.div_ceil(mtu));
-        } else if pkt.kind == PacketKind::Nack {
+            let sack = loss_event.then_some(pkt.sack / mtu);
+            loss_event = s.on_feedback(qp.snd_una / mtu, sack, qp.max_sent.div_ceil(mtu));
+        } else if loss_event {
             // Go-back-N: resend from the first unacknowledged byte.
             qp.snd_nxt = if self.cfg.nic.back_to_zero {
                 qp.snd_una / self.cfg.nic.chunk * self.cfg.nic.chunk
@@ -355,7 +359,7 @@ impl Simulation {
         };
         // The peer runs its CC on NACKs as on ACKs.
         qp.cc.on_ack(now, &sample, &mut timers);
-        if pkt.kind == PacketKind::Nack {
+        if loss_event {
             qp.cc.on_nack(now, &mut timers);
         }
         let new_rate = qp.cc.rate();

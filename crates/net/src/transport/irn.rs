@@ -182,8 +182,9 @@ pub struct IrnSender {
 impl IrnSender {
     /// An ACK or NACK arrived with cumulative ACK `una_psn` (PSN of the first
     /// unacknowledged packet) and, for a NACK, the SACKed PSN. `sent_psn` is
-    /// one past the highest PSN sent.
-    pub fn on_feedback(&mut self, una_psn: u64, sack: Option<u64>, sent_psn: u64) {
+    /// one past the highest PSN sent. True if this NACK started a recovery.
+    pub fn on_feedback(&mut self, una_psn: u64, sack: Option<u64>, sent_psn: u64) -> bool {
+        let mut entered = false;
         if una_psn > self.una_psn {
             self.una_psn = una_psn;
             self.sacked.clear_below(una_psn);
@@ -195,6 +196,7 @@ impl IrnSender {
             if s >= self.una_psn {
                 self.sacked.set(s);
                 if !self.in_recovery {
+                    entered = true;
                     self.in_recovery = true;
                     self.recovery_psn = sent_psn;
                     self.retx_next = self.una_psn;
@@ -206,6 +208,7 @@ impl IrnSender {
             }
         }
         self.skip_acked();
+        entered
     }
 
     /// The retransmission timer expired: every outstanding packet not SACKed
@@ -312,12 +315,15 @@ mod tests {
         let cfg = IrnConfig::default();
         let mut s = IrnSender::default();
         // PSNs 0..10 sent; 2 and 5 lost. NACKs for 3, 4 (cum 2), then 6..9.
-        s.on_feedback(2, None, 10);
+        assert!(!s.on_feedback(2, None, 10));
         assert_eq!(s.next_retx(), None);
-        s.on_feedback(2, Some(3), 10);
+        assert!(
+            s.on_feedback(2, Some(3), 10),
+            "the first NACK starts recovery"
+        );
         assert!(s.in_recovery());
         assert_eq!(s.next_retx(), Some(2));
-        s.on_feedback(2, Some(4), 10);
+        assert!(!s.on_feedback(2, Some(4), 10), "later NACKs do not");
         s.retransmitted(2);
         // 5 is not known lost until a higher PSN is SACKed.
         assert_eq!(s.next_retx(), None);
