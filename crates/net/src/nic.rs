@@ -186,6 +186,11 @@ impl Simulation {
         if let (Some(p), Some(s)) = (retx_psn, qp.irn.as_mut()) {
             s.retransmitted(p);
             qp.retransmitted += u64::from(payload);
+            if p == qp.snd_una / mtu {
+                // The timer guards the oldest outstanding packet from its
+                // latest transmission (irn.rs).
+                qp.last_progress = now;
+            }
         } else {
             if qp.snd_nxt < qp.max_sent {
                 qp.retransmitted += u64::from(payload);

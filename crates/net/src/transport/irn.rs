@@ -31,9 +31,9 @@
 //!   PSN order, before any new packet. Recovery ends when the cumulative ACK
 //!   passes the recovery sequence.
 //! - Timeouts (§2.2 "per-packet timeouts"): one timer per QP guards the
-//!   oldest outstanding packet. It runs from the last cumulative-ACK
-//!   progress, or from the moment it was armed when nothing was outstanding,
-//!   for RTO_low while fewer than N packets are in flight (unacknowledged and
+//!   oldest outstanding packet. It runs from the latest of: the last
+//!   cumulative-ACK progress, the last retransmission of that packet, the
+//!   moment it was armed when nothing was outstanding; for RTO_low while fewer than N packets are in flight (unacknowledged and
 //!   not SACKed), RTO_high otherwise; IRN's rule, with N = 3 by default. The
 //!   Swing paper words it as "flows shorter than three MTU", which the IRN
 //!   rule covers: such a flow never has three packets in flight. On expiry
