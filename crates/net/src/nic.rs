@@ -1,6 +1,9 @@
 //! The host NIC: one QP per flow, RoCEv2 RC with go-back-N, ACK queue in
 //! strict priority, round robin over ready QPs, per-QP pacing at the CC rate
-//! (the peer's `RdmaHw` and `RdmaEgressQueue`, §2.2).
+//! (the peer's `RdmaHw` and `RdmaEgressQueue`, §2.2). With
+//! `Transport::Irn` the QPs recover losses by IRN's selective repeat; its
+//! state machines live in `transport/irn.rs`, and the hooks here only pick
+//! the next packet, pass ACKs and NACKs on and run its timer.
 
 use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
 use crate::config::Transport;
