@@ -198,7 +198,11 @@ fn stat(v: f64) -> String {
 fn print_summary(report: &RunReport) -> std::io::Result<()> {
     let s = &report.summary;
     let mut o = std::io::stdout().lock();
-    writeln!(o, "{}: seed {}, cc {}, pfc {}", s.name, s.seed, s.cc, s.pfc)?;
+    writeln!(
+        o,
+        "{}: seed {}, cc {}, pfc {}, transport {}",
+        s.name, s.seed, s.cc, s.pfc, s.transport
+    )?;
     writeln!(
         o,
         "flows: {}/{} finished{}",
@@ -230,14 +234,17 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
     let c = &s.counters;
     writeln!(
         o,
-        "drops {} (lossless {}), pauses {} / resumes {}, paused {} ns, ECN marks {}, corrupted {}",
+        "drops {} (lossless {}), pauses {} / resumes {}, paused {} ns, ECN marks {}, corrupted {}, \
+         retransmitted {} B, timeouts {}",
         c.drops,
         c.lossless_drops,
         c.pause_frames,
         c.resume_frames,
         c.paused_ns,
         c.ecn_marks,
-        c.corrupted
+        c.corrupted,
+        c.retransmitted_bytes,
+        c.timeouts
     )?;
     let e = &s.engine;
     let rss = e

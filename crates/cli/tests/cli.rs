@@ -237,6 +237,74 @@ fn toml_syntax_error() {
 }
 
 #[test]
+fn bad_irn_keys() {
+    let cfg = format!("{SMALL}\n[transport]\nkind = \"irn\"\nrto_high = \"soon\"\n");
+    let line = line_of(&cfg, "rto_high");
+    expect_input_error(
+        "irn-rto",
+        &cfg,
+        &[],
+        ("cfg.toml", line, "transport.rto_high"),
+    );
+    let cfg = format!("{SMALL}\n[transport]\nkind = \"irn\"\nbitmap = 0\n");
+    let line = line_of(&cfg, "bitmap");
+    expect_input_error(
+        "irn-bitmap",
+        &cfg,
+        &[],
+        ("cfg.toml", line, "transport.bitmap"),
+    );
+    let cfg = format!("{SMALL}\n[transport]\nrto_low = \"10us\"\n");
+    let line = line_of(&cfg, "rto_low");
+    expect_input_error(
+        "gbn-rto-low",
+        &cfg,
+        &[],
+        ("cfg.toml", line, "transport.rto_low"),
+    );
+}
+
+/// IRN on a lossy star: every flow finishes, bytes are resent, the summary
+/// says so, and the same seed gives the same flows.csv.
+#[test]
+fn irn_run_under_loss_finishes_and_is_deterministic() {
+    let dir = workdir("irn-loss");
+    let cfg = SMALL.replace(
+        "delay = \"1us\"",
+        "delay = \"1us\"\nerror_rate_per_link = 0.01",
+    ) + "\n[transport]\nkind = \"irn\"\n";
+    fs::write(dir.join("cfg.toml"), &cfg).unwrap();
+    for out in ["a", "b"] {
+        let o = rdmasim(&dir, &["run", "cfg.toml", "--out", out, "-q"]);
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    }
+    let rows = csv_rows(&dir.join("a/flows.csv"));
+    assert_eq!(rows, csv_rows(&dir.join("b/flows.csv")));
+    let summary = fs::read_to_string(dir.join("a/summary.json")).unwrap();
+    let number = |key: &str| -> u64 {
+        let at = summary.find(&format!("\"{key}\": ")).expect(key) + key.len() + 4;
+        let digits: String = summary[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap()
+    };
+    assert!(summary.contains("\"transport\": \"irn\""), "{summary}");
+    assert!(summary.contains("\"pfc\": \"off\""), "{summary}");
+    assert_eq!(number("unfinished"), 0);
+    assert!(number("corrupted") > 0);
+    let retx = number("retransmitted_bytes");
+    assert!(retx > 0);
+    // The summary's total is the sum of flows.csv's column.
+    let col: u64 = rows
+        .iter()
+        .map(|r| r.split(',').nth(12).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(col, retx);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn zero_rate() {
     let cfg = SMALL.replace("rate = \"100Gbps\"", "rate = \"0Gbps\"");
     let line = line_of(&cfg, "rate =");

@@ -17,7 +17,7 @@ use engine::{Delta, InputError, Rate, Time};
 use net::cc::{
     CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, SwiftConfig, TimelyConfig,
 };
-use net::{EcnThreshold, Headroom, NetConfig, PfcMode};
+use net::{EcnThreshold, Headroom, IrnConfig, NetConfig, PfcMode, Transport};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use topo::{ClosSpec, Topology};
@@ -95,6 +95,9 @@ pub struct ConfigDoc {
     /// `[nic]`.
     #[serde(default)]
     pub nic: NicSection,
+    /// `[transport]`.
+    #[serde(default)]
+    pub transport: TransportSection,
     /// `[output]`.
     #[serde(default)]
     pub output: OutputSection,
@@ -675,6 +678,32 @@ pub struct NicSection {
     pub rto: Option<String>,
 }
 
+/// `transport.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// Go-back-N (the peer).
+    GoBackN,
+    /// IRN's selective repeat.
+    Irn,
+}
+
+/// `[transport]`: how QPs recover lost packets.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportSection {
+    /// Scheme; default `go_back_n`.
+    pub kind: Option<TransportKind>,
+    /// IRN: bitmap size in packets (the in-flight cap).
+    pub bitmap: Option<u32>,
+    /// IRN: timeout while few packets are in flight.
+    pub rto_low: Option<String>,
+    /// IRN: timeout otherwise.
+    pub rto_high: Option<String>,
+    /// IRN: RTO_low applies below this many packets in flight (IRN's N).
+    pub rto_low_threshold: Option<u32>,
+}
+
 /// `[output]`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1005,6 +1034,7 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
     build_buffer(&cx, &doc.buffer, &mut net)?;
     build_ecn(&cx, &doc.ecn, &mut net)?;
     build_nic(&cx, &doc.nic, &mut net)?;
+    build_transport(&cx, doc, &mut net)?;
     build_ports(&cx, &doc.ports, &topo, layout.as_ref(), &mut net)?;
     // HPCC and DCTCP run with a BDP window scaled by rate, as the peer's
     // run.py sets them (HAS_WIN 1, VAR_WIN 1), unless the config says.
@@ -2105,6 +2135,61 @@ fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<()> {
     Ok(())
 }
 
+/// `[transport]`. IRN runs on a lossy fabric (`specs/seed-001-swing.md`
+/// §2.2, §4.3: "PFC is disabled"), so choosing it turns PFC off unless
+/// `[pfc] enabled` says otherwise; IRN over PFC stays possible, written out.
+/// Go-back-N's keys in `[nic]` (`rto`, `nack_interval`, `ack_interval`,
+/// `chunk`, `back_to_zero`) are accepted and do not apply to IRN, so a
+/// config written from `rdmasim config --defaults` switches by one key.
+fn build_transport(cx: &Ctx<'_>, doc: &ConfigDoc, net: &mut NetConfig) -> R<()> {
+    let s = &doc.transport;
+    let set = set_keys!(s; bitmap, rto_low, rto_high, rto_low_threshold);
+    match s.kind.unwrap_or(TransportKind::GoBackN) {
+        TransportKind::GoBackN => {
+            cx.only_keys("transport", "go_back_n", &set, &[])?;
+            net.nic.transport = Transport::GoBackN;
+        }
+        TransportKind::Irn => {
+            let mut c = IrnConfig::default();
+            if let Some(b) = s.bitmap {
+                if b == 0 {
+                    return Err(cx.err("transport.bitmap", "must be at least 1 packet"));
+                }
+                c.bitmap_packets = b;
+            }
+            if let Some(v) = &s.rto_low {
+                c.rto_low = cx.positive_time("transport.rto_low", v)?;
+            }
+            if let Some(v) = &s.rto_high {
+                c.rto_high = cx.positive_time("transport.rto_high", v)?;
+            }
+            if let Some(n) = s.rto_low_threshold {
+                c.rto_low_threshold_packets = n;
+            }
+            if c.rto_low > c.rto_high {
+                let key = if s.rto_low.is_some() {
+                    "transport.rto_low"
+                } else {
+                    "transport.rto_high"
+                };
+                return Err(cx.err(
+                    key,
+                    format!(
+                        "rto_low ({}) is longer than rto_high ({}); IRN's RTO_low is the shorter one",
+                        crate::defaults::fmt_delta(c.rto_low),
+                        crate::defaults::fmt_delta(c.rto_high)
+                    ),
+                ));
+            }
+            net.nic.transport = Transport::Irn(c);
+            if doc.pfc.enabled.is_none() {
+                net.pfc.enabled = false;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2214,6 +2299,86 @@ size = "10KB"
         let mut cfg = parse_config(SMALL, "t.toml").unwrap();
         cfg.set_seed(42);
         assert_eq!(build_scenario(&cfg, Path::new("")).unwrap().net.seed, 42);
+    }
+
+    #[test]
+    fn transport_irn_keys_defaults_and_errors() {
+        let build = |extra: &str| {
+            build_scenario(
+                &parse_config(&format!("{SMALL}\n{extra}"), "t.toml").unwrap(),
+                Path::new(""),
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+            .net
+        };
+        // The default: go-back-N with PFC on.
+        let n = build("");
+        assert_eq!(n.nic.transport, Transport::GoBackN);
+        assert!(n.pfc.enabled);
+        // IRN with its defaults turns PFC off, unless [pfc] says.
+        let n = build("[transport]\nkind = \"irn\"\n");
+        assert_eq!(n.nic.transport, Transport::Irn(IrnConfig::default()));
+        assert!(!n.pfc.enabled);
+        let n = build("[transport]\nkind = \"irn\"\n[pfc]\nenabled = true\n");
+        assert!(n.pfc.enabled);
+        // Swing's IRN-inter (seed-001 §4.3).
+        let n = build(
+            "[transport]\nkind = \"irn\"\nbitmap = 6809\nrto_low = \"817us\"\n\
+             rto_high = \"1875us\"\nrto_low_threshold = 2\n",
+        );
+        assert_eq!(
+            n.nic.transport,
+            Transport::Irn(IrnConfig {
+                bitmap_packets: 6809,
+                rto_low: Delta::from_us(817),
+                rto_high: Delta::from_us(1875),
+                rto_low_threshold_packets: 2,
+            })
+        );
+
+        let irn = |extra: &str| err_of(&format!("{SMALL}\n[transport]\nkind = \"irn\"\n{extra}"));
+        // SMALL has 13 lines; [transport] is line 15, kind 16, the key 17.
+        let e = irn("bitmap = 0\n");
+        assert!(
+            e.starts_with("t.toml:17: transport.bitmap: must be at least 1"),
+            "{e}"
+        );
+        let e = irn("bitmap = -5\n");
+        assert!(e.starts_with("t.toml:17: transport.bitmap: "), "{e}");
+        let e = irn("bitmap = \"106\"\n");
+        assert!(
+            e.starts_with("t.toml:17: transport.bitmap: invalid type"),
+            "{e}"
+        );
+        let e = irn("rto_low = \"fast\"\n");
+        assert!(e.starts_with("t.toml:17: transport.rto_low: "), "{e}");
+        let e = irn("rto_high = \"0us\"\n");
+        assert!(
+            e.starts_with("t.toml:17: transport.rto_high: duration '0us' must be"),
+            "{e}"
+        );
+        let e = irn("rto_low = \"200us\"\n");
+        assert!(
+            e.starts_with(
+                "t.toml:17: transport.rto_low: rto_low (200us) is longer than rto_high (140us)"
+            ),
+            "{e}"
+        );
+        let e = irn("window = 4\n");
+        assert!(
+            e.starts_with("t.toml:17: transport.window: unknown key"),
+            "{e}"
+        );
+        let e = err_of(&format!("{SMALL}\n[transport]\nkind = \"sr\"\n"));
+        assert!(
+            e.starts_with("t.toml:16: transport.kind: unknown value \"sr\""),
+            "{e}"
+        );
+        let e = err_of(&format!("{SMALL}\n[transport]\nbitmap = 100\n"));
+        assert!(
+            e.starts_with("t.toml:16: transport.bitmap: not a key of kind = \"go_back_n\""),
+            "{e}"
+        );
     }
 
     const CROSS_DC: &str = r#"

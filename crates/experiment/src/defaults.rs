@@ -64,6 +64,7 @@ pub fn defaults_toml() -> String {
     };
     let b = &n.buffer;
     let c = &n.nic;
+    let irn = net::IrnConfig::default();
     let _ = write!(
         s,
         r#"# rdmasim configuration: every key with its default.
@@ -293,7 +294,21 @@ back_to_zero = {btz}              # {PEER} §3.4 L2_BACK_TO_ZERO
 bdp_window = {bdpw}               # window = BDP; {PEER} §3.4 HAS_WIN (1 for HPCC/DCTCP in run.py)
 global_t = {gt}                  # base RTT/BDP = maxima over all pairs; {PEER} §3.4 GLOBAL_T
 var_win = {vw}                   # window x rate / line rate; {PEER} §3.4 VAR_WIN
-rto = "{rto}"                       # retransmission timeout or "off"; rdmasim's choice (the peer has none)
+rto = "{rto}"                       # go-back-N's retransmission timeout or "off"; rdmasim's choice (the peer has none)
+
+[transport]
+kind = "{tr_kind}"                # "go_back_n" ({PEER} §2.2) | "irn" (selective repeat, specs/seed-001-swing.md §2.2)
+# Used with kind = "irn": Swing's IRN-intra (specs/seed-001-swing.md §4.3). IRN runs
+# on a lossy fabric: choosing it turns PFC off unless [pfc] enabled is given, so
+# remove "enabled" above (or set it to false). [nic] rto, nack_interval,
+# ack_interval, chunk and back_to_zero are go-back-N's and do not apply.
+# bitmap = {irn_bitmap}                    # packets outstanding beyond the cumulative ACK (BDP-FC): one BDP of a 12.72 us, 100G path in 1500 B packets
+# rto_low = "{irn_low}"                # timeout while fewer than rto_low_threshold packets are in flight (about the base RTT)
+# rto_high = "{irn_high}"              # timeout otherwise
+# rto_low_threshold = {irn_n}           # IRN's N (IRN's rule; Swing §2.2 says "flows shorter than 3 MTU")
+# IRN-inter (Swing §4.3): bitmap = 6809, rto_low = "817us", rto_high = "1875us".
+# Bifrost's IRN (specs/seed-000-bifrost-longhaul.md §3.7): bitmap = 50134,
+# rto_low = "6017us", rto_high = "7075us".
 
 [output]
 record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasim's choice
@@ -326,6 +341,14 @@ record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasi
         gt = c.global_t,
         vw = c.var_win,
         rto = c.rto.map_or("off".to_string(), fmt_delta),
+        tr_kind = match c.transport {
+            net::Transport::GoBackN => "go_back_n",
+            net::Transport::Irn(_) => "irn",
+        },
+        irn_bitmap = irn.bitmap_packets,
+        irn_low = fmt_delta(irn.rto_low),
+        irn_high = fmt_delta(irn.rto_high),
+        irn_n = irn.rto_low_threshold_packets,
     );
     align_comments(&s)
 }

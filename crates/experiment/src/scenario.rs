@@ -92,6 +92,8 @@ pub struct Summary {
     pub cc: String,
     /// PFC mode: `until_resume`, `quanta`, or `off`.
     pub pfc: String,
+    /// Reliability: `go_back_n` or `irn`.
+    pub transport: String,
     /// Flow counts.
     pub flows: FlowCounts,
     /// Slowdown of finished flows by size ([`DEFAULT_SIZE_EDGES`]), with a
@@ -131,12 +133,15 @@ pub struct Counters {
     /// Paused time of the hosts' NIC ports alone, ns (the servers' share
     /// of pause, `specs/seed-001-swing.md` §5.5).
     pub host_paused_ns: u64,
-    /// Bytes sent more than once, over every flow.
-    pub retransmitted_bytes: u64,
     /// Data frames ECN-marked.
     pub ecn_marks: u64,
     /// Frames lost to link errors.
     pub corrupted: u64,
+    /// Payload bytes sent more than once, all flows (the sum of flows.csv's
+    /// `retransmitted_bytes`).
+    pub retransmitted_bytes: u64,
+    /// Retransmission timeouts that expired, all flows.
+    pub timeouts: u64,
 }
 
 /// What a run cost.
@@ -218,6 +223,15 @@ pub fn run_scenario(
     let timeseries = sim.take_timeseries();
     drop(sim);
     let mut notes = Vec::new();
+    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
+        // Allowed (an experiment may want it), but IRN is designed to make
+        // PFC unnecessary (`specs/seed-001-swing.md` §2.2).
+        notes.push(
+            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
+             set enabled = false or leave it out"
+                .to_string(),
+        );
+    }
     if let Some(t) = timeseries.as_ref().and_then(|ts| ts.truncated_at) {
         notes.push(format!(
             "the time series stopped at {} on reaching [timeseries] max_mb",
@@ -316,6 +330,11 @@ fn summarize(
         seed: net.seed,
         cc: net.cc.name().to_string(),
         pfc: pfc_name(net).to_string(),
+        transport: match net.nic.transport {
+            net::Transport::GoBackN => "go_back_n",
+            net::Transport::Irn(_) => "irn",
+        }
+        .to_string(),
         flows: FlowCounts {
             total,
             finished,
@@ -335,9 +354,10 @@ fn summarize(
                 .map(|p| p.fc.paused_ps.iter().sum::<u64>())
                 .sum::<u64>()
                 / 1_000,
-            retransmitted_bytes: results.flows.iter().map(|f| f.retransmitted).sum(),
             ecn_marks: results.ecn_marks(),
             corrupted: results.corrupted(),
+            retransmitted_bytes: results.flows.iter().map(|f| f.retransmitted).sum(),
+            timeouts: results.flows.iter().map(|f| u64::from(f.timeouts)).sum(),
         },
         engine: EngineStats {
             events: results.events,

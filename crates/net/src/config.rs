@@ -197,6 +197,55 @@ pub struct NicConfig {
     /// to the first unacked byte. `None` = no timeout, as the peer (a lost
     /// tail packet then stalls its flow). Default 1 ms (rdmasim's choice).
     pub rto: Option<Delta>,
+    /// How QPs recover lost packets: go-back-N (the peer, the default) or
+    /// IRN's selective repeat.
+    pub transport: Transport,
+}
+
+/// The reliability scheme of every QP (DESIGN §4, `Reliability`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Transport {
+    /// RoCEv2 go-back-N as the peer (`specs/peer-hpcc-ns3.md` §2.2), with
+    /// rdmasim's optional retransmission timeout [`NicConfig::rto`].
+    #[default]
+    GoBackN,
+    /// IRN: selective repeat with a SACK bitmap, a static in-flight cap of
+    /// `bitmap_packets` (BDP-FC) and two timeouts (`specs/seed-001-swing.md`
+    /// §2.2, §4.3; `specs/seed-000-bifrost-longhaul.md` §3.7). It runs on a
+    /// lossy fabric: turn PFC off. [`NicConfig::rto`], `nack_interval`,
+    /// `ack_interval`, `chunk` and `back_to_zero` do not apply to it.
+    Irn(IrnConfig),
+}
+
+/// IRN's parameters (`specs/seed-001-swing.md` §4.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IrnConfig {
+    /// Packets a QP may have outstanding beyond its cumulative ACK: the size
+    /// of the receiver's bitmap and the sender's BDP-FC cap. Default 106,
+    /// Swing's IRN-intra (one BDP of the 12.72 µs, 100 Gb/s intra-DC path
+    /// in 1500 B packets).
+    pub bitmap_packets: u32,
+    /// Timeout while fewer than `rto_low_threshold_packets` packets are in
+    /// flight. Default 13 µs (Swing's IRN-intra, ≈ the base RTT).
+    pub rto_low: Delta,
+    /// Timeout otherwise. Default 140 µs (Swing's IRN-intra).
+    pub rto_high: Delta,
+    /// IRN's N: `rto_low` applies while fewer than N packets are in flight
+    /// (the IRN rule, cited by `specs/seed-000-bifrost-longhaul.md` §3.7;
+    /// Swing §2.2 words it as "flows shorter than 3 MTU", which this rule
+    /// implies for such flows). Default 3.
+    pub rto_low_threshold_packets: u32,
+}
+
+impl Default for IrnConfig {
+    fn default() -> Self {
+        IrnConfig {
+            bitmap_packets: 106,
+            rto_low: Delta::from_us(13),
+            rto_high: Delta::from_us(140),
+            rto_low_threshold_packets: 3,
+        }
+    }
 }
 
 impl Default for NicConfig {
@@ -217,6 +266,7 @@ impl Default for NicConfig {
             global_t: true,
             var_win: false,
             rto: Some(Delta::from_ms(1)),
+            transport: Transport::GoBackN,
         }
     }
 }

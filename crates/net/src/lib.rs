@@ -23,8 +23,8 @@ mod sim;
 mod switch;
 
 pub use config::{
-    BufferConfig, EcnConfig, EcnThreshold, FcChoice, Headroom, NetConfig, NicConfig, PfcConfig,
-    PfcMode, PortRule, PortSettings,
+    BufferConfig, EcnConfig, EcnThreshold, FcChoice, Headroom, IrnConfig, NetConfig, NicConfig,
+    PfcConfig, PfcMode, PortRule, PortSettings, Transport,
 };
 pub use results::{FlowOutcome, PfcLogEntry, PortReport, ProgressInfo, RunResults};
 pub use sim::{BuildError, PortCounters, Simulation, TxLogEntry};

@@ -1,11 +1,15 @@
 //! The host NIC: one QP per flow, RoCEv2 RC with go-back-N, ACK queue in
 //! strict priority, round robin over ready QPs, per-QP pacing at the CC rate
-//! (the peer's `RdmaHw` and `RdmaEgressQueue`, §2.2).
+//! (the peer's `RdmaHw` and `RdmaEgressQueue`, §2.2). With
+//! `Transport::Irn` the QPs recover losses by IRN's selective repeat; its
+//! state machines live in `transport/irn.rs`, and the hooks here only pick
+//! the next packet, pass ACKs and NACKs on and run its timer.
 
 use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
+use crate::config::Transport;
 use crate::fc::FlowControl;
 use crate::sim::{Event, Qp, Simulation, RTO_SLOT};
-use crate::transport::{GbnReceiver, RxVerdict};
+use crate::transport::{GbnReceiver, IrnReceiver, IrnRxVerdict, Receiver, RxVerdict};
 use crate::wire::{Packet, PacketKind, NO_INT};
 use engine::{Delta, Rate, Time};
 
@@ -65,8 +69,15 @@ impl Simulation {
             rto_armed: false,
             last_progress: self.now,
             timeouts: 0,
+            irn: match self.cfg.nic.transport {
+                Transport::GoBackN => None,
+                Transport::Irn(_) => Some(Box::default()),
+            },
         });
-        self.rx.push(GbnReceiver::default());
+        self.rx.push(match self.cfg.nic.transport {
+            Transport::GoBackN => Receiver::GoBackN(GbnReceiver::default()),
+            Transport::Irn(_) => Receiver::Irn(IrnReceiver::default()),
+        });
         nic.active.push(id as u32);
         let port = nic.port;
         self.try_send(port);
@@ -104,12 +115,25 @@ impl Simulation {
         for i in 1..=n {
             let idx = (nic.rr_last + i) % n;
             let qp = &self.qps[nic.active[idx] as usize];
-            if qp.snd_nxt >= qp.size || !fc.may_send(now, qp.pg as usize) {
+            if !fc.may_send(now, qp.pg as usize) {
                 continue;
             }
-            if let Some(w) = qp.window(self.cfg.nic.var_win, nic.line_rate) {
-                if qp.snd_nxt - qp.snd_una >= w {
+            // IRN: a lost packet goes first; the window and BDP-FC bound
+            // only new packets (transport/irn.rs).
+            let retx = qp.irn.as_ref().is_some_and(|s| s.next_retx().is_some());
+            if !retx {
+                if qp.snd_nxt >= qp.size {
                     continue;
+                }
+                if let (Some(s), Transport::Irn(c)) = (&qp.irn, &self.cfg.nic.transport) {
+                    if !s.may_send_new(qp.snd_nxt / u64::from(self.cfg.nic.mtu_payload), c) {
+                        continue;
+                    }
+                }
+                if let Some(w) = qp.window(self.cfg.nic.var_win, nic.line_rate) {
+                    if qp.snd_nxt - qp.snd_una >= w {
+                        continue;
+                    }
                 }
             }
             if qp.next_avail > now {
@@ -136,7 +160,10 @@ impl Simulation {
         let nic = &mut self.nics[nic_id as usize];
         let cfg = &self.cfg.nic;
         let qp = &mut self.qps[qp_id as usize];
-        let payload = (qp.size - qp.snd_nxt).min(u64::from(cfg.mtu_payload)) as u32;
+        let mtu = u64::from(cfg.mtu_payload);
+        let retx_psn = qp.irn.as_ref().and_then(|s| s.next_retx());
+        let seq = retx_psn.map_or(qp.snd_nxt, |p| p * mtu);
+        let payload = (qp.size - seq).min(mtu) as u32;
         let size = payload + cfg.data_header + self.cfg.cc.header_bytes();
         let pkt = Packet {
             kind: PacketKind::Data,
@@ -151,18 +178,29 @@ impl Simulation {
             flow: qp_id,
             int,
             pint: 0,
-            seq: qp.snd_nxt,
+            seq,
+            sack: 0,
             src: qp.src,
             dst: qp.dst,
             sport: qp.sport,
             dport: qp.dport,
             sent_at: now,
         };
-        if qp.snd_nxt < qp.max_sent {
+        if let (Some(p), Some(s)) = (retx_psn, qp.irn.as_mut()) {
+            s.retransmitted(p);
             qp.retransmitted += u64::from(payload);
+            if p == qp.snd_una / mtu {
+                // The timer guards the oldest outstanding packet from its
+                // latest transmission (irn.rs).
+                qp.last_progress = now;
+            }
+        } else {
+            if qp.snd_nxt < qp.max_sent {
+                qp.retransmitted += u64::from(payload);
+            }
+            qp.snd_nxt += u64::from(payload);
+            qp.max_sent = qp.max_sent.max(qp.snd_nxt);
         }
-        qp.snd_nxt += u64::from(payload);
-        qp.max_sent = qp.max_sent.max(qp.snd_nxt);
         qp.cc.on_send(now, u64::from(size));
         // Peer UpdateNextAvail: next eligible = now + size at the QP's rate.
         let rate = if cfg.rate_bound {
@@ -172,7 +210,9 @@ impl Simulation {
         };
         qp.next_avail = now + rate.tx_time(u64::from(size));
         qp.last_size = size;
-        if let Some(rto) = cfg.rto {
+        if qp.irn.is_some() {
+            self.irn_arm_rto(qp_id);
+        } else if let Some(rto) = cfg.rto {
             if !qp.rto_armed {
                 qp.rto_armed = true;
                 qp.last_progress = now;
@@ -204,13 +244,21 @@ impl Simulation {
     fn receive_data(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
         let flow = pkt.flow as usize;
-        let verdict = self.rx[flow].on_data(now, pkt.seq, u64::from(pkt.payload), &self.cfg.nic);
-        let kind = match verdict {
-            RxVerdict::Ack => PacketKind::Ack,
-            RxVerdict::Nack => PacketKind::Nack,
-            RxVerdict::Silent => {
-                self.int_release(pkt.int);
-                return;
+        let payload = u64::from(pkt.payload);
+        let (kind, sack) = match &mut self.rx[flow] {
+            Receiver::GoBackN(r) => match r.on_data(now, pkt.seq, payload, &self.cfg.nic) {
+                RxVerdict::Ack => (PacketKind::Ack, 0),
+                RxVerdict::Nack => (PacketKind::Nack, 0),
+                RxVerdict::Silent => {
+                    self.int_release(pkt.int);
+                    return;
+                }
+            },
+            Receiver::Irn(r) => {
+                match r.on_data(pkt.seq, payload, u64::from(self.cfg.nic.mtu_payload)) {
+                    IrnRxVerdict::Ack => (PacketKind::Ack, 0),
+                    IrnRxVerdict::Nack => (PacketKind::Nack, pkt.seq),
+                }
             }
         };
         let nic_cfg = &self.cfg.nic;
@@ -237,7 +285,8 @@ impl Simulation {
             // The ACK carries the data packet's INT back (§2.2).
             int: pkt.int,
             pint: pkt.pint,
-            seq: self.rx[flow].expected,
+            seq: self.rx[flow].expected(),
+            sack,
             src: pkt.dst,
             dst: pkt.src,
             sport: pkt.dport,
@@ -280,7 +329,16 @@ impl Simulation {
             self.int_release(pkt.int);
             return;
         }
-        if pkt.kind == PacketKind::Nack {
+        let mtu = u64::from(self.cfg.nic.mtu_payload);
+        // A loss the CC hears of: every go-back-N NACK; for IRN, whose
+        // receiver NACKs every out-of-order packet, the NACK that starts a
+        // recovery (one loss event), as TCP's CC reacts once per recovery.
+        let mut loss_event = pkt.kind == PacketKind::Nack;
+        if let Some(s) = qp.irn.as_mut() {
+            // IRN: record the SACK; lost packets are resent first (irn.rs).
+            let sack = loss_event.then_some(pkt.sack / mtu);
+            loss_event = s.on_feedback(qp.snd_una / mtu, sack, qp.max_sent.div_ceil(mtu));
+        } else if loss_event {
             // Go-back-N: resend from the first unacknowledged byte.
             qp.snd_nxt = if self.cfg.nic.back_to_zero {
                 qp.snd_una / self.cfg.nic.chunk * self.cfg.nic.chunk
@@ -309,7 +367,7 @@ impl Simulation {
         };
         // The peer runs its CC on NACKs as on ACKs.
         qp.cc.on_ack(now, &sample, &mut timers);
-        if pkt.kind == PacketKind::Nack {
+        if loss_event {
             qp.cc.on_nack(now, &mut timers);
         }
         let new_rate = qp.cc.rate();
@@ -318,7 +376,80 @@ impl Simulation {
         }
         self.int_release(pkt.int);
         self.arm_qp_timers(qp_id, &timers);
+        if self.qps[qp_id as usize].irn.is_some() {
+            // Fewer packets in flight may call for RTO_low now.
+            self.irn_arm_rto(qp_id);
+        }
         self.try_send(port);
+    }
+
+    /// Arm IRN's retransmission timer of `qp_id`, or bring it forward: it
+    /// expires RTO_low or RTO_high (by the packets in flight now) after the
+    /// last cumulative-ACK progress (transport/irn.rs).
+    fn irn_arm_rto(&mut self, qp_id: u32) {
+        let Transport::Irn(cfg) = &self.cfg.nic.transport else {
+            return;
+        };
+        let now = self.now;
+        let mtu = u64::from(self.cfg.nic.mtu_payload);
+        let qp = &mut self.qps[qp_id as usize];
+        if qp.snd_una >= qp.max_sent {
+            return;
+        }
+        if !qp.rto_armed {
+            qp.last_progress = now;
+        }
+        let s = qp.irn.as_mut().expect("an IRN QP");
+        let at = qp.last_progress + s.rto(qp.max_sent.div_ceil(mtu), cfg);
+        if qp.rto_armed && at >= s.rto_at {
+            // The pending timer comes first and re-checks.
+            return;
+        }
+        qp.rto_armed = true;
+        s.rto_at = at;
+        qp.timer_version[RTO_SLOT] = qp.timer_version[RTO_SLOT].wrapping_add(1);
+        self.q.push(
+            at.max(now),
+            Event::QpTimer {
+                qp: qp_id,
+                slot: RTO_SLOT as u8,
+                version: qp.timer_version[RTO_SLOT],
+            },
+        );
+    }
+
+    /// IRN's retransmission timer fired (current version).
+    fn irn_timeout(&mut self, qp_id: u32, version: u32, timers: &mut TimerRequests) {
+        let Transport::Irn(cfg) = &self.cfg.nic.transport else {
+            return;
+        };
+        let now = self.now;
+        let mtu = u64::from(self.cfg.nic.mtu_payload);
+        let qp = &mut self.qps[qp_id as usize];
+        let sent_psn = qp.max_sent.div_ceil(mtu);
+        let s = qp.irn.as_mut().expect("an IRN QP");
+        if qp.snd_una >= qp.max_sent {
+            qp.rto_armed = false;
+            return;
+        }
+        let deadline = qp.last_progress + s.rto(sent_psn, cfg);
+        if now < deadline {
+            // Progress since arming: wait out the rest.
+            s.rto_at = deadline;
+            self.q.push(
+                deadline,
+                Event::QpTimer {
+                    qp: qp_id,
+                    slot: RTO_SLOT as u8,
+                    version,
+                },
+            );
+            return;
+        }
+        qp.rto_armed = false;
+        qp.timeouts += 1;
+        s.on_timeout(sent_psn);
+        qp.cc.on_timeout(now, timers);
     }
 
     fn arm_qp_timers(&mut self, qp_id: u32, t: &TimerRequests) {
@@ -345,7 +476,9 @@ impl Simulation {
             return;
         }
         let mut timers = TimerRequests::default();
-        if slot == RTO_SLOT {
+        if slot == RTO_SLOT && qp.irn.is_some() {
+            self.irn_timeout(qp_id, version, &mut timers);
+        } else if slot == RTO_SLOT {
             let Some(rto) = self.cfg.nic.rto else { return };
             let deadline = qp.last_progress + rto;
             if now < deadline {

@@ -59,6 +59,8 @@ pub struct FlowOutcome {
     pub dport: u16,
     /// Payload bytes sent more than once.
     pub retransmitted: u64,
+    /// Retransmission timeouts that expired.
+    pub timeouts: u32,
 }
 
 /// Counters of one port.
@@ -162,6 +164,7 @@ impl Simulation {
                 sport: q.sport,
                 dport: q.dport,
                 retransmitted: q.retransmitted,
+                timeouts: q.timeouts,
             })
             .chain(
                 self.flows[self.qps.len()..]
@@ -179,6 +182,7 @@ impl Simulation {
                         sport: 0,
                         dport: f.dport,
                         retransmitted: 0,
+                        timeouts: 0,
                     }),
             )
             .collect();

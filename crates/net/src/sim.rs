@@ -173,6 +173,8 @@ pub(crate) struct Qp {
     /// Last ACK progress (or the arming of the retransmission timer).
     pub last_progress: Time,
     pub timeouts: u32,
+    /// IRN's send state, when the transport is IRN.
+    pub irn: Option<Box<crate::transport::IrnSender>>,
 }
 
 /// Timer slot of the retransmission timeout, after the CC's slots.
@@ -218,7 +220,7 @@ pub struct Simulation {
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) qps: Vec<Qp>,
-    pub(crate) rx: Vec<crate::transport::GbnReceiver>,
+    pub(crate) rx: Vec<crate::transport::Receiver>,
     pub(crate) flows: Vec<FlowSpec>,
     pub(crate) next_flow: usize,
     pub(crate) finished: usize,
@@ -254,6 +256,8 @@ pub struct Simulation {
     pub(crate) monitor: Option<Box<crate::monitor::Monitor>>,
     /// Next source port per (src, dst) pair.
     pub(crate) sport_next: std::collections::HashMap<(u32, u32), u16>,
+    /// Data frames (flow, byte offset) to lose once ([`Simulation::drop_once`]).
+    pub(crate) drop_once: Vec<(u32, u64)>,
 }
 
 /// Why a network cannot be built.
@@ -617,6 +621,7 @@ impl Simulation {
             traced: vec![false; n],
             tx_log: Vec::new(),
             monitor: None,
+            drop_once: Vec::new(),
         })
     }
 
@@ -769,7 +774,14 @@ impl Simulation {
             self.q.push(next, Event::LinkDeliver { port });
         }
         self.packet_hops += 1;
-        if p.error_rate > 0.0 && p.rng.uniform() < p.error_rate {
+        let planned = !self.drop_once.is_empty() && pkt.kind == crate::wire::PacketKind::Data && {
+            let hit = self
+                .drop_once
+                .iter()
+                .position(|&d| d == (pkt.flow, pkt.seq));
+            hit.map(|i| self.drop_once.swap_remove(i)).is_some()
+        };
+        if planned || (p.error_rate > 0.0 && p.rng.uniform() < p.error_rate) {
             let peer = p.peer as usize;
             self.ports[peer].c.corrupted += 1;
             self.int_release(pkt.int);
@@ -922,6 +934,13 @@ impl Simulation {
         if !held {
             self.try_send(id);
         }
+    }
+
+    /// Lose the next data frame of flow `flow` at byte offset `seq` when it
+    /// next crosses a link, once, counted as corrupted (tests of loss
+    /// recovery).
+    pub fn drop_once(&mut self, flow: u32, seq: u64) {
+        self.drop_once.push((flow, seq));
     }
 
     /// Bytes queued for transmission at `node`'s port `port` (all classes).

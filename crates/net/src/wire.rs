@@ -68,7 +68,8 @@ pub enum PacketKind {
     Data,
     /// Cumulative acknowledgement (`seq` = next expected byte).
     Ack,
-    /// Negative acknowledgement: a gap was seen; `seq` = next expected byte.
+    /// Negative acknowledgement: a gap was seen; `seq` = next expected byte
+    /// (IRN: and `sack` = the out-of-order packet received).
     Nack,
     /// A PFC frame for one class (`pfc_class`, `pfc_quanta`; 0 quanta = resume).
     Pfc,
@@ -107,6 +108,10 @@ pub struct Packet {
     pub pint: u16,
     /// Data: byte offset of the payload. ACK/NACK: next expected byte.
     pub seq: u64,
+    /// An IRN NACK: byte offset of the out-of-order data packet that
+    /// triggered it, its selective acknowledgement (`specs/seed-001-swing.md`
+    /// §2.2). 0 otherwise.
+    pub sack: u64,
     /// Source node (for an ACK: the data receiver).
     pub src: u32,
     /// Destination node.
@@ -138,6 +143,7 @@ impl Packet {
             int: NO_INT,
             pint: 0,
             seq: 0,
+            sack: 0,
             src: u32::MAX,
             dst: u32::MAX,
             sport: 0,
