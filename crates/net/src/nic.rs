@@ -94,8 +94,13 @@ impl Simulation {
             } else {
                 ack.class as usize
             };
-            if fc.may_send(now, class) {
-                return nic.acks.pop_front();
+            if fc.may_send(now, class, ack.size) {
+                let size = ack.size;
+                let ack = nic.acks.pop_front();
+                if class != 0 {
+                    self.ports[port as usize].fc.on_send(now, class, size);
+                }
+                return ack;
             }
         }
         let n = nic.active.len();
@@ -104,7 +109,13 @@ impl Simulation {
         for i in 1..=n {
             let idx = (nic.rr_last + i) % n;
             let qp = &self.qps[nic.active[idx] as usize];
-            if qp.snd_nxt >= qp.size || !fc.may_send(now, qp.pg as usize) {
+            if qp.snd_nxt >= qp.size {
+                continue;
+            }
+            let next_size = (qp.size - qp.snd_nxt).min(u64::from(self.cfg.nic.mtu_payload)) as u32
+                + self.cfg.nic.data_header
+                + self.cfg.cc.header_bytes();
+            if !fc.may_send(now, qp.pg as usize, next_size) {
                 continue;
             }
             if let Some(w) = qp.window(self.cfg.nic.var_win, nic.line_rate) {
@@ -172,6 +183,8 @@ impl Simulation {
         };
         qp.next_avail = now + rate.tx_time(u64::from(size));
         qp.last_size = size;
+        let class = qp.pg as usize;
+        self.ports[port as usize].fc.on_send(now, class, size);
         if let Some(rto) = cfg.rto {
             if !qp.rto_armed {
                 qp.rto_armed = true;
@@ -194,7 +207,7 @@ impl Simulation {
     /// A frame arrives at a host's port.
     pub(crate) fn host_receive(&mut self, port: u32, pkt: Packet) {
         match pkt.kind {
-            PacketKind::Pfc => self.receive_ctrl(port, &pkt),
+            PacketKind::Pfc | PacketKind::Credit => self.receive_ctrl(port, &pkt),
             PacketKind::Data => self.receive_data(port, pkt),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(port, pkt),
         }
@@ -203,6 +216,21 @@ impl Simulation {
     /// Receiver side (peer `ReceiveUdp`): ACK, NACK or nothing.
     fn receive_data(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
+        if pkt.class != 0 {
+            // The NIC consumes what it receives at once: its ingress admits
+            // and releases the frame (credits flow back under CBFC).
+            let s = crate::mmu::IngressState {
+                over_xoff: false,
+                below_xon: true,
+                held: 0,
+            };
+            let mut out = std::mem::take(&mut self.outbox);
+            let fc = &mut self.ports[port as usize].fc;
+            fc.after_admit(now, pkt.class as usize, pkt.size, s, &mut out);
+            fc.after_release(now, pkt.class as usize, pkt.size, s, &mut out);
+            self.outbox = out;
+            self.apply_fc_outbox(port);
+        }
         let flow = pkt.flow as usize;
         let verdict = self.rx[flow].on_data(now, pkt.seq, u64::from(pkt.payload), &self.cfg.nic);
         let kind = match verdict {

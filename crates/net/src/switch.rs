@@ -9,7 +9,7 @@ use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
 impl Simulation {
     /// A frame arrives at switch port `in_port`.
     pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: Packet) {
-        if pkt.kind == PacketKind::Pfc {
+        if matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
             self.receive_ctrl(in_port, &pkt);
             return;
         }
@@ -52,7 +52,7 @@ impl Simulation {
             let mut out = std::mem::take(&mut self.outbox);
             self.ports[in_port as usize]
                 .fc
-                .after_admit(now, class, state, &mut out);
+                .after_admit(now, class, pkt.size, state, &mut out);
             self.outbox = out;
             self.apply_fc_outbox(in_port);
         }
@@ -77,7 +77,8 @@ impl Simulation {
             let mut found = None;
             for i in 1..=N_CLASSES {
                 let c = (p.rr_last + i) % N_CLASSES;
-                if !p.queues[c].is_empty() && p.fc.may_send(now, c) {
+                let head = p.queues[c].front().map_or(0, |h| h.size);
+                if head != 0 && p.fc.may_send(now, c, head) {
                     found = Some(c);
                     break;
                 }
@@ -108,6 +109,7 @@ impl Simulation {
         if class == 0 {
             return Some(pkt);
         }
+        p.fc.on_send(now, class, pkt.size);
         let sw = &mut self.switches[self.node_switch[node] as usize];
         let in_local = pkt.ingress as usize;
         sw.mmu.release(in_local, out_local, class, size);
@@ -148,7 +150,7 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.outbox);
         self.ports[in_port as usize]
             .fc
-            .after_release(now, class, state, &mut out);
+            .after_release(now, class, pkt.size, state, &mut out);
         self.outbox = out;
         self.apply_fc_outbox(in_port);
         Some(pkt)

@@ -110,7 +110,7 @@ impl Pfc {
 
 impl FlowControl for Pfc {
     #[inline]
-    fn may_send(&self, now: Time, class: usize) -> bool {
+    fn may_send(&self, now: Time, class: usize, _bytes: u32) -> bool {
         match self.mode {
             PfcMode::UntilResume => !self.paused[class],
             PfcMode::Quanta { .. } => !self.paused[class] || now >= self.paused_until[class],
@@ -138,14 +138,28 @@ impl FlowControl for Pfc {
         }
     }
 
-    fn after_admit(&mut self, now: Time, class: usize, s: IngressState, out: &mut FcOutbox) {
+    fn after_admit(
+        &mut self,
+        now: Time,
+        class: usize,
+        _bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
         if self.sends && class != 0 && !self.xoff_sent[class] && s.over_xoff {
             self.xoff_sent[class] = true;
             self.send_xoff(now, class, out);
         }
     }
 
-    fn after_release(&mut self, _now: Time, class: usize, s: IngressState, out: &mut FcOutbox) {
+    fn after_release(
+        &mut self,
+        _now: Time,
+        class: usize,
+        _bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
         if self.xoff_sent[class] && s.below_xon {
             self.xoff_sent[class] = false;
             self.next_refresh[class] = Time::MAX;
@@ -194,10 +208,12 @@ mod tests {
     const OVER: IngressState = IngressState {
         over_xoff: true,
         below_xon: false,
+        held: 0,
     };
     const BELOW: IngressState = IngressState {
         over_xoff: false,
         below_xon: true,
+        held: 0,
     };
 
     #[test]
@@ -211,14 +227,14 @@ mod tests {
     fn xoff_once_then_xon_once() {
         let mut p = Pfc::new(PfcMode::UntilResume, Rate::gbps(100), true);
         let mut out = FcOutbox::default();
-        p.after_admit(Time::ZERO, 3, OVER, &mut out);
-        p.after_admit(Time::ZERO, 3, OVER, &mut out);
+        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
+        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1);
         assert_eq!(out.frames[0].pfc_class, 3);
         assert!(out.frames[0].pfc_quanta > 0);
-        p.after_release(Time::ZERO, 3, OVER, &mut out);
+        p.after_release(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1, "no XON while above XON");
-        p.after_release(Time::ZERO, 3, BELOW, &mut out);
+        p.after_release(Time::ZERO, 3, 1000, BELOW, &mut out);
         assert_eq!(out.frames.len(), 2);
         assert_eq!(out.frames[1].pfc_quanta, 0);
     }
@@ -228,15 +244,15 @@ mod tests {
         let mut p = Pfc::new(PfcMode::UntilResume, Rate::gbps(100), false);
         let mut out = FcOutbox::default();
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 5), Rate::gbps(100), &mut out);
-        assert!(!p.may_send(Time::from_ns(1_000_000), 3));
-        assert!(p.may_send(Time::ZERO, 0));
+        assert!(!p.may_send(Time::from_ns(1_000_000), 3, 1000));
+        assert!(p.may_send(Time::ZERO, 0, 1000));
         p.on_ctrl(
             Time::from_ns(700),
             &Packet::pfc(3, 0),
             Rate::gbps(100),
             &mut out,
         );
-        assert!(p.may_send(Time::from_ns(700), 3));
+        assert!(p.may_send(Time::from_ns(700), 3, 1000));
         assert_eq!(p.counters(Time::from_ns(900)).paused_ps[3], 700_000);
     }
 
@@ -252,11 +268,11 @@ mod tests {
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 100), rate, &mut out);
         // 100 quanta × 512 bit / 100 Gb/s = 512 ns.
         assert_eq!(out.timer, Some(Time::from_ns(512)));
-        assert!(!p.may_send(Time::from_ns(511), 3));
-        assert!(p.may_send(Time::from_ns(512), 3));
+        assert!(!p.may_send(Time::from_ns(511), 3, 1000));
+        assert!(p.may_send(Time::from_ns(512), 3, 1000));
         // A refresh at 300 ns extends it to 812 ns.
         p.on_ctrl(Time::from_ns(300), &Packet::pfc(3, 100), rate, &mut out);
-        assert!(!p.may_send(Time::from_ns(700), 3));
+        assert!(!p.may_send(Time::from_ns(700), 3, 1000));
         let mut out = FcOutbox::default();
         p.on_timer(Time::from_ns(812), &|_| BELOW, &mut out);
         assert!(out.wake);
@@ -271,7 +287,7 @@ mod tests {
         };
         let mut p = Pfc::new(mode, Rate::gbps(100), true);
         let mut out = FcOutbox::default();
-        p.after_admit(Time::ZERO, 3, OVER, &mut out);
+        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.timer, Some(Time::from_ns(256)));
         let mut out2 = FcOutbox::default();
         p.on_timer(Time::from_ns(256), &|_| OVER, &mut out2);
