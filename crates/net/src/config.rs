@@ -239,6 +239,11 @@ pub enum FcChoice {
     /// switch, the ingress owns a static buffer of `buffer` bytes unless
     /// `xoff` sets one.
     Cbfc(crate::fc::CbfcConfig),
+    /// Bifrost's downstream slot loop on this ingress (seed-000 §2.4); the
+    /// far end's egress must obey PFC pause times as 802.1Qbb timers
+    /// (`Pfc(PfcMode::Quanta { .. })` or `PfcObeyOnly`). The ingress owns a
+    /// static buffer of H bytes unless `xoff` sets one.
+    Bifrost(crate::fc::BifrostConfig),
 }
 
 /// Settings of one switch port that override the switch-wide ones

@@ -9,7 +9,7 @@
 
 use crate::cc::N_CC_TIMERS;
 use crate::config::NetConfig;
-use crate::fc::{AnyFc, Cbfc, FcOutbox, FlowControl, Lossy, Pfc};
+use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy, Pfc};
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
 use crate::wire::{IntStack, Packet, NO_INT, N_CLASSES};
@@ -358,7 +358,7 @@ impl Simulation {
             .map(|l| l.rate)
             .unwrap_or(Rate::gbps(100));
         let mut ports = Vec::with_capacity(next as usize);
-        let warnings = Vec::new();
+        let mut warnings = Vec::new();
         for (node, ps) in node_ports.iter().enumerate() {
             let is_host = topo.kinds[node] == NodeKind::Host;
             for (local, &(li, end)) in ps.iter().enumerate() {
@@ -379,6 +379,16 @@ impl Simulation {
                             port_set[id].xoff = Some(c.buffer);
                         }
                         AnyFc::Cbfc(Cbfc::new(c.clone()))
+                    }
+                    Some(crate::config::FcChoice::Bifrost(b)) => {
+                        let (bf, warn) = Bifrost::new(b, l.rate, l.delay);
+                        for w in warn {
+                            warnings.push(format!("link {li}, node {node}: {w}"));
+                        }
+                        if port_set[id].xoff.is_none() && !is_host {
+                            port_set[id].xoff = Some(bf.params().h);
+                        }
+                        AnyFc::Bifrost(bf)
                     }
                 };
                 let relay_to = if port_set[id].relay_pfc {
@@ -652,6 +662,16 @@ impl Simulation {
             .iter()
             .find(|p| p.node == node && p.local == port)
             .map(|p| &p.fc)
+    }
+
+    /// The per-slot trace of the Bifrost ingress at `node`'s port `port`
+    /// (seed-000 §2.12 "Instrument"), if that port runs Bifrost with
+    /// `trace` on. Write it with [`crate::fc::write_trace_csv`].
+    pub fn bifrost_trace(&self, node: u32, port: u16) -> Option<&[BifrostSlot]> {
+        match self.fc_of(node, port)? {
+            AnyFc::Bifrost(b) => Some(b.trace()),
+            _ => None,
+        }
     }
 
     /// Keep a log of every PFC frame received (the peer's PFC output file).

@@ -13,9 +13,13 @@
 //! frames on the wire and events. Adding a scheme: a file here and a variant
 //! of [`AnyFc`]; the engine does not change.
 
+mod bifrost;
 mod cbfc;
 mod pfc;
 
+pub use bifrost::{
+    write_trace_csv, Bifrost, BifrostConfig, BifrostParams, BifrostReading, BifrostSlot, PauseDelay,
+};
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
 pub use pfc::{quanta_duration, Pfc};
 
@@ -113,6 +117,8 @@ pub enum AnyFc {
     Pfc(Pfc),
     /// InfiniBand-style credits per class (seed-000 §3.6).
     Cbfc(Cbfc),
+    /// Bifrost's downstream slot loop on a long-haul ingress (seed-000 §2.4).
+    Bifrost(Bifrost),
 }
 
 macro_rules! each {
@@ -121,6 +127,7 @@ macro_rules! each {
             AnyFc::Lossy($f) => $e,
             AnyFc::Pfc($f) => $e,
             AnyFc::Cbfc($f) => $e,
+            AnyFc::Bifrost($f) => $e,
         }
     };
 }
