@@ -279,6 +279,35 @@ mod tests {
         assert_eq!(p.counters(Time::from_ns(2000)).paused_ps[3], 812_000);
     }
 
+    /// 802.1Qbb as Bifrost needs it (seed-000 §2.7): q quanta pause for
+    /// q × 512 bit-times, and a newer frame replaces the running timer,
+    /// shorter as well as longer; 0 quanta resumes at once.
+    #[test]
+    fn a_newer_pause_replaces_the_timer() {
+        let mode = PfcMode::Quanta {
+            quanta: 7813,
+            refresh_fraction: 0.5,
+        };
+        let rate = Rate::gbps(400);
+        let mut p = Pfc::new(mode, rate, false);
+        let mut out = FcOutbox::default();
+        p.on_ctrl(Time::ZERO, &Packet::pfc(3, 7813), rate, &mut out);
+        // 7813 × 512 bit / 400 Gb/s = 10.00064 µs (seed-000 §2.6).
+        assert_eq!(out.timer, Some(Time(10_000_640)));
+        assert!(!p.may_send(Time(10_000_639), 3, 1048));
+        // 1 µs later, 100 quanta (128 ns) replace the rest of the pause.
+        p.on_ctrl(Time::from_ns(1000), &Packet::pfc(3, 100), rate, &mut out);
+        assert_eq!(out.timer, Some(Time::from_ns(1128)));
+        assert!(!p.may_send(Time::from_ns(1127), 3, 1048));
+        assert!(p.may_send(Time::from_ns(1128), 3, 1048));
+        // A longer one extends it; a zero resumes at once.
+        p.on_ctrl(Time::from_ns(1100), &Packet::pfc(3, 7813), rate, &mut out);
+        assert!(!p.may_send(Time::from_ns(5000), 3, 1048));
+        p.on_ctrl(Time::from_ns(5000), &Packet::pfc(3, 0), rate, &mut out);
+        assert!(p.may_send(Time::from_ns(5000), 3, 1048));
+        assert_eq!(p.counters(Time::from_ns(6000)).paused_ps[3], 5_000_000);
+    }
+
     #[test]
     fn standard_mode_downstream_refreshes_while_congested() {
         let mode = PfcMode::Quanta {
