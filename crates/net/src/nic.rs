@@ -206,6 +206,22 @@ impl Simulation {
 
     /// A frame arrives at a host's port.
     pub(crate) fn host_receive(&mut self, port: u32, pkt: Packet) {
+        if pkt.class != 0 && !matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
+            // The NIC consumes what it receives at once: its ingress admits
+            // and releases the frame (credits flow back under CBFC).
+            let s = crate::mmu::IngressState {
+                over_xoff: false,
+                below_xon: true,
+                held: 0,
+            };
+            let now = self.now;
+            let mut out = std::mem::take(&mut self.outbox);
+            let fc = &mut self.ports[port as usize].fc;
+            fc.after_admit(now, pkt.class as usize, pkt.size, s, &mut out);
+            fc.after_release(now, pkt.class as usize, pkt.size, s, &mut out);
+            self.outbox = out;
+            self.apply_fc_outbox(port);
+        }
         match pkt.kind {
             PacketKind::Pfc | PacketKind::Credit => self.receive_ctrl(port, &pkt),
             PacketKind::Data => self.receive_data(port, pkt),
@@ -216,21 +232,6 @@ impl Simulation {
     /// Receiver side (peer `ReceiveUdp`): ACK, NACK or nothing.
     fn receive_data(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
-        if pkt.class != 0 {
-            // The NIC consumes what it receives at once: its ingress admits
-            // and releases the frame (credits flow back under CBFC).
-            let s = crate::mmu::IngressState {
-                over_xoff: false,
-                below_xon: true,
-                held: 0,
-            };
-            let mut out = std::mem::take(&mut self.outbox);
-            let fc = &mut self.ports[port as usize].fc;
-            fc.after_admit(now, pkt.class as usize, pkt.size, s, &mut out);
-            fc.after_release(now, pkt.class as usize, pkt.size, s, &mut out);
-            self.outbox = out;
-            self.apply_fc_outbox(port);
-        }
         let flow = pkt.flow as usize;
         let verdict = self.rx[flow].on_data(now, pkt.seq, u64::from(pkt.payload), &self.cfg.nic);
         let kind = match verdict {
