@@ -24,9 +24,6 @@ pub struct IngressState {
     /// Below XON: headroom empty and shared use + offset ≤ threshold, or no
     /// shared use (peer `CheckShouldResume`).
     pub below_xon: bool,
-    /// Bytes held for (port, class) after the change: reserve, shared and
-    /// headroom (Bifrost's L, seed-000 §2.7).
-    pub held: u64,
 }
 
 /// One switch's buffer accounting.
@@ -192,7 +189,6 @@ impl Mmu {
             return IngressState {
                 over_xoff: held > xoff,
                 below_xon: held <= xon,
-                held,
             };
         }
         let shared = self.shared_of(port, class);
@@ -201,7 +197,6 @@ impl Mmu {
         IngressState {
             over_xoff: hdrm > 0 || shared >= thresh,
             below_xon: hdrm == 0 && (shared == 0 || shared + self.resume_offset <= thresh),
-            held: self.ingress[port][class] + hdrm,
         }
     }
 

@@ -106,15 +106,15 @@ impl Simulation {
         let n = nic.active.len();
         let mut chosen = None;
         let mut earliest = Time::MAX;
+        let mtu = u64::from(self.cfg.nic.mtu_payload);
+        let header = self.cfg.nic.data_header + self.cfg.cc.header_bytes();
         for i in 1..=n {
             let idx = (nic.rr_last + i) % n;
             let qp = &self.qps[nic.active[idx] as usize];
             if qp.snd_nxt >= qp.size {
                 continue;
             }
-            let next_size = (qp.size - qp.snd_nxt).min(u64::from(self.cfg.nic.mtu_payload)) as u32
-                + self.cfg.nic.data_header
-                + self.cfg.cc.header_bytes();
+            let next_size = (qp.size - qp.snd_nxt).min(mtu) as u32 + header;
             if !fc.may_send(now, qp.pg as usize, next_size) {
                 continue;
             }
@@ -212,14 +212,12 @@ impl Simulation {
             let s = crate::mmu::IngressState {
                 over_xoff: false,
                 below_xon: true,
-                held: 0,
             };
             let now = self.now;
-            let mut out = std::mem::take(&mut self.outbox);
             let fc = &mut self.ports[port as usize].fc;
-            fc.after_admit(now, pkt.class as usize, pkt.size, s, &mut out);
-            fc.after_release(now, pkt.class as usize, pkt.size, s, &mut out);
-            self.outbox = out;
+            let out = &mut self.outbox;
+            fc.after_admit(now, pkt.class as usize, pkt.size, s, out);
+            fc.after_release(now, pkt.class as usize, pkt.size, s, out);
             self.apply_fc_outbox(port);
         }
         match pkt.kind {

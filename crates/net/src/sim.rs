@@ -881,7 +881,6 @@ impl Simulation {
                 None => crate::mmu::IngressState {
                     over_xoff: false,
                     below_xon: true,
-                    held: 0,
                 },
             };
             self.ports[port as usize].fc.on_timer(now, &state, &mut out);

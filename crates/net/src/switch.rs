@@ -75,12 +75,15 @@ impl Simulation {
             0
         } else {
             let mut found = None;
-            for i in 1..=N_CLASSES {
+            // An exclusive range: `1..=N_CLASSES` costs a bounds flag per
+            // step once the body is too big to unroll.
+            for i in 1..N_CLASSES + 1 {
                 let c = (p.rr_last + i) % N_CLASSES;
-                let head = p.queues[c].front().map_or(0, |h| h.size);
-                if head != 0 && p.fc.may_send(now, c, head) {
-                    found = Some(c);
-                    break;
+                if let Some(head) = p.queues[c].front() {
+                    if p.fc.may_send(now, c, head.size) {
+                        found = Some(c);
+                        break;
+                    }
                 }
             }
             let c = found?;

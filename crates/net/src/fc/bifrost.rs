@@ -180,6 +180,9 @@ pub struct Bifrost {
     f: i64,
     /// Bytes received in the current slot (the MAC's RX counter, §2.7).
     rx_slot: u64,
+    /// L: bytes of the class held at this ingress, from admission until the
+    /// switch sends them on (the MMU's ingress accounting, §2.7).
+    l: u64,
     /// Ledger reading: ĉ of the last N + 1 slots, oldest first.
     ledger: VecDeque<i64>,
     next_tick: Time,
@@ -287,6 +290,7 @@ impl Bifrost {
                 n: 0,
                 f,
                 rx_slot: 0,
+                l: 0,
                 ledger,
                 next_tick: Time::MAX,
                 pending: VecDeque::new(),
@@ -468,6 +472,20 @@ impl FlowControl for Bifrost {
     ) {
         if class == self.cfg.class as usize {
             self.rx_slot += u64::from(bytes);
+            self.l += u64::from(bytes);
+        }
+    }
+
+    fn after_release(
+        &mut self,
+        _now: Time,
+        class: usize,
+        bytes: u32,
+        _s: IngressState,
+        _out: &mut FcOutbox,
+    ) {
+        if class == self.cfg.class as usize {
+            self.l -= u64::from(bytes);
         }
     }
 
@@ -486,8 +504,7 @@ impl FlowControl for Bifrost {
             out.frames.push(f);
         }
         if self.next_tick <= now {
-            let l = s(self.cfg.class as usize).held;
-            self.slot(now, l, out);
+            self.slot(now, self.l, out);
             self.next_tick += self.cfg.t_slot;
         }
         self.arm(out);
@@ -507,12 +524,15 @@ impl FlowControl for Bifrost {
 mod tests {
     use super::*;
 
-    fn held(l: u64) -> impl Fn(usize) -> IngressState {
-        move |_| IngressState {
-            over_xoff: false,
-            below_xon: true,
-            held: l,
-        }
+    const S: IngressState = IngressState {
+        over_xoff: false,
+        below_xon: true,
+    };
+
+    /// The slot tick at `t_ns` with `l` bytes held at the ingress.
+    fn tick(b: &mut Bifrost, t_ns: u64, l: u64, out: &mut FcOutbox) {
+        b.l = l;
+        b.on_timer(Time::from_ns(t_ns), &|_| S, out);
     }
 
     /// 400 Gb/s, 600 km, T = 10 µs: the spec's Appendix A numbers.
@@ -544,17 +564,16 @@ mod tests {
         let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3));
         let mut out = FcOutbox::default();
         b.on_start(Time::ZERO, &mut out);
-        assert_eq!(out.timer, Some(Time::from_ns(1000 * 10)));
-        let s = held(0);
+        assert_eq!(out.timer, Some(Time::from_ns(10_000)));
         for i in 1..=5u64 {
-            b.after_admit(Time::ZERO, 3, 500_000, s(3), &mut out);
-            b.on_timer(Time::from_ns(1000 * 10 * i), &s, &mut out);
+            b.rx_slot += 500_000;
+            tick(&mut b, 10_000 * i, 0, &mut out);
         }
         assert!(out.frames.is_empty());
         assert_eq!(b.f, 300_500_000);
         // The drain stops: 500 kB arrived and stayed.
-        b.after_admit(Time::ZERO, 3, 500_000, s(3), &mut out);
-        b.on_timer(Time::from_ns(1000 * 60), &held(500_000), &mut out);
+        b.rx_slot += 500_000;
+        tick(&mut b, 60_000, 500_000, &mut out);
         assert_eq!(out.frames.len(), 1);
         // H − L − F = 301,001,500 − 500,000 − 300,500,000 = 1,500.
         let q = out.frames[0].pfc_quanta;
@@ -577,8 +596,8 @@ mod tests {
             let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3));
             let mut out = FcOutbox::default();
             b.on_start(Time::ZERO, &mut out);
-            b.after_admit(Time::ZERO, 3, 500_000, held(0)(3), &mut out);
-            b.on_timer(Time::from_ns(1000 * 10), &held(2_000_000), &mut out);
+            b.rx_slot += 500_000;
+            tick(&mut b, 10_000, 2_000_000, &mut out);
             let t = b.trace()[0];
             assert_eq!(t.c < 0, negative, "{reading:?}: {t:?}");
             assert!(t.c_hat >= 0);
@@ -598,11 +617,11 @@ mod tests {
         let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3));
         let mut out = FcOutbox::default();
         b.on_start(Time::ZERO, &mut out);
-        b.on_timer(Time::from_ns(1000 * 10), &held(10_000_000), &mut out);
+        tick(&mut b, 10_000, 10_000_000, &mut out);
         assert!(out.frames.is_empty());
         assert_eq!(out.timer, Some(Time::from_ns(10_050)));
-        b.on_timer(Time::from_ns(10_050), &held(10_000_000), &mut out);
+        tick(&mut b, 10_050, 10_000_000, &mut out);
         assert_eq!(out.frames.len(), 1);
-        assert_eq!(out.timer, Some(Time::from_ns(1000 * 20)));
+        assert_eq!(out.timer, Some(Time::from_ns(20_000)));
     }
 }

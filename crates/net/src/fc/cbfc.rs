@@ -323,7 +323,6 @@ mod tests {
     const S: IngressState = IngressState {
         over_xoff: false,
         below_xon: true,
-        held: 0,
     };
 
     /// Downstream `d` talks to upstream `u` with no delay.

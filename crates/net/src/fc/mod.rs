@@ -136,7 +136,9 @@ impl FlowControl for AnyFc {
     fn on_start(&mut self, now: Time, out: &mut FcOutbox) {
         each!(self, f => f.on_start(now, out))
     }
-    #[inline]
+    // Called in the schedulers' scan loops: inlined, or those loops lose
+    // their optimisations (measured: +8% instructions per event).
+    #[inline(always)]
     fn may_send(&self, now: Time, class: usize, bytes: u32) -> bool {
         each!(self, f => f.may_send(now, class, bytes))
     }

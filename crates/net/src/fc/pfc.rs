@@ -208,12 +208,10 @@ mod tests {
     const OVER: IngressState = IngressState {
         over_xoff: true,
         below_xon: false,
-        held: 0,
     };
     const BELOW: IngressState = IngressState {
         over_xoff: false,
         below_xon: true,
-        held: 0,
     };
 
     #[test]
