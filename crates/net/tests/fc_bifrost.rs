@@ -344,3 +344,69 @@ fn the_literal_algorithm_overflows_where_the_corrected_one_holds() {
     assert!(lit_drops > 100, "literal: {lit_drops} drops");
     assert!(cla < 10 * MTU, "clamped: L over H by {cla}");
 }
+
+/// Bifrost on both DCI ports of the paper's simulated network (seed-000
+/// §4.2: two k = 4 fat trees, 400 Gb/s × 600 km between the DCI switches,
+/// PFC elsewhere, DCQCN): 16 hosts of DC 0 each send 5 MB to a host of
+/// DC 1 at once. Everything arrives, nothing is dropped, and neither
+/// Bifrost ingress goes past its H.
+#[test]
+fn bifrost_carries_a_cross_dc_burst() {
+    let layout = topo::CrossDcSpec::BIFROST.layout().unwrap();
+    let topo = layout.build();
+    let mut cfg = NetConfig {
+        stop_time: Some(ms(60)),
+        ..NetConfig::default()
+    };
+    for link in layout.long_link_range() {
+        for at_b in [false, true] {
+            cfg.ports.push(PortRule {
+                link: link as u32,
+                at_b,
+                settings: PortSettings {
+                    fc: Some(FcChoice::Bifrost(BifrostConfig::default())),
+                    ..PortSettings::default()
+                },
+            });
+        }
+    }
+    let n = layout.hosts_per_dc();
+    let (src, dst) = (layout.hosts(0), layout.hosts(1));
+    let flows = (0..n)
+        .map(|i| FlowSpec {
+            id: i,
+            src: src.start + i,
+            dst: dst.start + (i + 5) % n,
+            size: 5_000_000,
+            start: Time::ZERO,
+            pg: 3,
+            dport: 100,
+        })
+        .collect();
+    let mut sim = Simulation::new(&topo, flows, cfg).unwrap();
+    assert!(sim.warnings().is_empty(), "{:?}", sim.warnings());
+    sim.run();
+    let r = sim.results();
+    assert_eq!(r.drops(), 0);
+    assert_eq!(r.unfinished(), 0);
+    let mut pauses = 0;
+    for dc in 0..2 {
+        let dci = layout.dci(dc);
+        let long = layout.long_link_range().start as u32;
+        let local = topo.ports(dci).iter().position(|&l| l == long).unwrap() as u16;
+        let Some(AnyFc::Bifrost(b)) = sim.fc_of(dci, local) else {
+            panic!("DCI {dc} runs Bifrost on its long port")
+        };
+        assert!(b.peak_l() <= b.params().h);
+        pauses += b.pauses();
+        eprintln!(
+            "DCI {dc}: peak L {} of H {}, max L+F−H {}, {} pauses",
+            b.peak_l(),
+            b.params().h,
+            b.peak_excess(),
+            b.pauses()
+        );
+    }
+    let end = r.flows.iter().map(|f| f.end.unwrap()).max().unwrap();
+    eprintln!("cross-DC burst: last flow done at {end}, {pauses} Bifrost pauses");
+}
