@@ -283,6 +283,17 @@ pub enum FcChoice {
     /// Obeys PFC frames it receives but never sends any: the long-haul port
     /// of a Swing relay (`specs/seed-001-swing.md` §3.2, port R).
     PfcObeyOnly(PfcMode),
+    /// InfiniBand-style credit-based flow control (seed-000 §3.6): this
+    /// port's ingress advertises its buffer as credits and its egress sends
+    /// only against credits from the far end, which must run CBFC too. At a
+    /// switch, the ingress owns a static buffer of `buffer` bytes unless
+    /// `xoff` sets one.
+    Cbfc(crate::fc::CbfcConfig),
+    /// Bifrost's downstream slot loop on this ingress (seed-000 §2.4); the
+    /// far end's egress must obey PFC pause times as 802.1Qbb timers
+    /// (`Pfc(PfcMode::Quanta { .. })` or `PfcObeyOnly`). The ingress owns a
+    /// static buffer of H bytes unless `xoff` sets one.
+    Bifrost(crate::fc::BifrostConfig),
 }
 
 /// Settings of one switch port that override the switch-wide ones

@@ -246,7 +246,8 @@ impl Simulation {
                         .map(|pkt| u64::from(pkt.size))
                         .sum();
                     s.queue.push(q);
-                    s.paused.push(!p.fc.may_send(now, c as usize));
+                    let head = p.queues[c as usize].front().map_or(1, |h| h.size);
+                    s.paused.push(!p.fc.may_send(now, c as usize, head));
                 }
             }
             if m.qp_rates {

@@ -105,26 +105,40 @@ impl Simulation {
             } else {
                 ack.class as usize
             };
-            if fc.may_send(now, class) {
-                return nic.acks.pop_front();
+            if fc.may_send(now, class, ack.size) {
+                let size = ack.size;
+                let ack = nic.acks.pop_front();
+                if class != 0 {
+                    self.ports[port as usize].fc.on_send(now, class, size);
+                }
+                return ack;
             }
         }
         let n = nic.active.len();
         let mut chosen = None;
         let mut earliest = Time::MAX;
+        let mtu = u64::from(self.cfg.nic.mtu_payload);
+        let header = self.cfg.nic.data_header + self.cfg.cc.header_bytes();
         for i in 1..=n {
             let idx = (nic.rr_last + i) % n;
             let qp = &self.qps[nic.active[idx] as usize];
-            if !fc.may_send(now, qp.pg as usize) {
-                continue;
-            }
             // IRN: a lost packet goes first; the window and BDP-FC bound
             // only new packets (transport/irn.rs).
             let retx = qp.irn.as_ref().is_some_and(|s| s.next_retx().is_some());
+            if !retx && qp.snd_nxt >= qp.size {
+                continue;
+            }
+            // Credit schemes need the frame's size; a retransmission is at
+            // most one MTU (asking for more credit than needed is safe).
+            let next_size = if retx {
+                mtu as u32 + header
+            } else {
+                (qp.size - qp.snd_nxt).min(mtu) as u32 + header
+            };
+            if !fc.may_send(now, qp.pg as usize, next_size) {
+                continue;
+            }
             if !retx {
-                if qp.snd_nxt >= qp.size {
-                    continue;
-                }
                 if let (Some(s), Transport::Irn(c)) = (&qp.irn, &self.cfg.nic.transport) {
                     if !s.may_send_new(qp.snd_nxt / u64::from(self.cfg.nic.mtu_payload), c) {
                         continue;
@@ -210,6 +224,8 @@ impl Simulation {
         };
         qp.next_avail = now + rate.tx_time(u64::from(size));
         qp.last_size = size;
+        let class = qp.pg as usize;
+        self.ports[port as usize].fc.on_send(now, class, size);
         if qp.irn.is_some() {
             self.irn_arm_rto(qp_id);
         } else if let Some(rto) = cfg.rto {
@@ -233,8 +249,22 @@ impl Simulation {
 
     /// A frame arrives at a host's port.
     pub(crate) fn host_receive(&mut self, port: u32, pkt: Packet) {
+        if pkt.class != 0 && !matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
+            // The NIC consumes what it receives at once: its ingress admits
+            // and releases the frame (credits flow back under CBFC).
+            let s = crate::mmu::IngressState {
+                over_xoff: false,
+                below_xon: true,
+            };
+            let now = self.now;
+            let fc = &mut self.ports[port as usize].fc;
+            let out = &mut self.outbox;
+            fc.after_admit(now, pkt.class as usize, pkt.size, s, out);
+            fc.after_release(now, pkt.class as usize, pkt.size, s, out);
+            self.apply_fc_outbox(port);
+        }
         match pkt.kind {
-            PacketKind::Pfc => self.receive_ctrl(port, &pkt),
+            PacketKind::Pfc | PacketKind::Credit => self.receive_ctrl(port, &pkt),
             PacketKind::Data => self.receive_data(port, pkt),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(port, pkt),
         }

@@ -9,7 +9,7 @@
 
 use crate::cc::N_CC_TIMERS;
 use crate::config::NetConfig;
-use crate::fc::{AnyFc, FcOutbox, FlowControl, Lossy, Pfc};
+use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy, Pfc};
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
 use crate::wire::{IntStack, Packet, NO_INT, N_CLASSES};
@@ -258,6 +258,9 @@ pub struct Simulation {
     pub(crate) sport_next: std::collections::HashMap<(u32, u32), u16>,
     /// Data frames (flow, byte offset) to lose once ([`Simulation::drop_once`]).
     pub(crate) drop_once: Vec<(u32, u64)>,
+    /// Configuration warnings found while building (e.g. a Bifrost H below
+    /// Theorem 1's bound).
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Why a network cannot be built.
@@ -362,12 +365,14 @@ impl Simulation {
             .map(|l| l.rate)
             .unwrap_or(Rate::gbps(100));
         let mut ports = Vec::with_capacity(next as usize);
+        let mut warnings = Vec::new();
         for (node, ps) in node_ports.iter().enumerate() {
             let is_host = topo.kinds[node] == NodeKind::Host;
             for (local, &(li, end)) in ps.iter().enumerate() {
                 let l = &topo.links[li as usize];
                 let id = ports.len();
-                let fc = match &port_set[id].fc {
+                let choice = port_set[id].fc.clone();
+                let fc = match &choice {
                     None if cfg.pfc.enabled => AnyFc::Pfc(Pfc::new(cfg.pfc.mode, l.rate, !is_host)),
                     None | Some(crate::config::FcChoice::Lossy) => AnyFc::Lossy(Lossy),
                     Some(crate::config::FcChoice::Pfc(mode)) => {
@@ -375,6 +380,22 @@ impl Simulation {
                     }
                     Some(crate::config::FcChoice::PfcObeyOnly(mode)) => {
                         AnyFc::Pfc(Pfc::new(*mode, l.rate, false))
+                    }
+                    Some(crate::config::FcChoice::Cbfc(c)) => {
+                        if port_set[id].xoff.is_none() && !is_host {
+                            port_set[id].xoff = Some(c.buffer);
+                        }
+                        AnyFc::Cbfc(Cbfc::new(c.clone()))
+                    }
+                    Some(crate::config::FcChoice::Bifrost(b)) => {
+                        let (bf, warn) = Bifrost::new(b, l.rate, l.delay);
+                        for w in warn {
+                            warnings.push(format!("link {li}, node {node}: {w}"));
+                        }
+                        if port_set[id].xoff.is_none() && !is_host {
+                            port_set[id].xoff = Some(bf.params().h);
+                        }
+                        AnyFc::Bifrost(bf)
                     }
                 };
                 let relay_to = if port_set[id].relay_pfc {
@@ -584,7 +605,7 @@ impl Simulation {
             q.push(at, Event::LinkDown { k: k as u32 });
         }
         let n_flows = flows.len();
-        Ok(Simulation {
+        let mut sim = Simulation {
             cfg,
             now: Time::ZERO,
             q,
@@ -622,7 +643,43 @@ impl Simulation {
             tx_log: Vec::new(),
             monitor: None,
             drop_once: Vec::new(),
-        })
+            warnings,
+        };
+        // Schemes that speak first (initial credits) or run on a clock.
+        for port in 0..sim.ports.len() as u32 {
+            let mut out = std::mem::take(&mut sim.outbox);
+            sim.ports[port as usize].fc.on_start(Time::ZERO, &mut out);
+            sim.outbox = out;
+            sim.apply_fc_outbox(port);
+        }
+        while let Some(p) = sim.kick.pop() {
+            sim.try_send(p);
+        }
+        Ok(sim)
+    }
+
+    /// Configuration warnings found while building, one line each (e.g. a
+    /// Bifrost reserved buffer H below Theorem 1's bound). Empty if none.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The flow-control object of `node`'s port `port` (tests, tools).
+    pub fn fc_of(&self, node: u32, port: u16) -> Option<&AnyFc> {
+        self.ports
+            .iter()
+            .find(|p| p.node == node && p.local == port)
+            .map(|p| &p.fc)
+    }
+
+    /// The per-slot trace of the Bifrost ingress at `node`'s port `port`
+    /// (seed-000 §2.12 "Instrument"), if that port runs Bifrost with
+    /// `trace` on. Write it with [`crate::fc::write_trace_csv`].
+    pub fn bifrost_trace(&self, node: u32, port: u16) -> Option<&[BifrostSlot]> {
+        match self.fc_of(node, port)? {
+            AnyFc::Bifrost(b) => Some(b.trace()),
+            _ => None,
+        }
     }
 
     /// Keep a log of every PFC frame received (the peer's PFC output file).
@@ -852,7 +909,7 @@ impl Simulation {
     /// what `port` itself may send.
     pub(crate) fn receive_ctrl(&mut self, port: u32, pkt: &Packet) {
         let now = self.now;
-        if self.record_pfc {
+        if self.record_pfc && pkt.kind == crate::wire::PacketKind::Pfc {
             let p = &self.ports[port as usize];
             self.pfc_log.push(PfcLogEntry {
                 time: now,

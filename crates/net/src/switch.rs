@@ -9,7 +9,7 @@ use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
 impl Simulation {
     /// A frame arrives at switch port `in_port`.
     pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: Packet) {
-        if pkt.kind == PacketKind::Pfc {
+        if matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
             self.receive_ctrl(in_port, &pkt);
             return;
         }
@@ -55,7 +55,7 @@ impl Simulation {
             let mut out = std::mem::take(&mut self.outbox);
             self.ports[in_port as usize]
                 .fc
-                .after_admit(now, class, state, &mut out);
+                .after_admit(now, class, pkt.size, state, &mut out);
             self.outbox = out;
             self.apply_fc_outbox(in_port);
         }
@@ -78,11 +78,15 @@ impl Simulation {
             0
         } else {
             let mut found = None;
-            for i in 1..=N_CLASSES {
+            // An exclusive range: `1..=N_CLASSES` costs a bounds flag per
+            // step once the body is too big to unroll.
+            for i in 1..N_CLASSES + 1 {
                 let c = (p.rr_last + i) % N_CLASSES;
-                if !p.queues[c].is_empty() && p.fc.may_send(now, c) {
-                    found = Some(c);
-                    break;
+                if let Some(head) = p.queues[c].front() {
+                    if p.fc.may_send(now, c, head.size) {
+                        found = Some(c);
+                        break;
+                    }
                 }
             }
             let c = found?;
@@ -111,6 +115,7 @@ impl Simulation {
         if class == 0 {
             return Some(pkt);
         }
+        p.fc.on_send(now, class, pkt.size);
         let sw = &mut self.switches[self.node_switch[node] as usize];
         let in_local = pkt.ingress as usize;
         sw.mmu.release(in_local, out_local, class, size);
@@ -151,7 +156,7 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.outbox);
         self.ports[in_port as usize]
             .fc
-            .after_release(now, class, state, &mut out);
+            .after_release(now, class, pkt.size, state, &mut out);
         self.outbox = out;
         self.apply_fc_outbox(in_port);
         Some(pkt)

@@ -13,6 +13,11 @@ pub const PEER_DATA_HEADER_BYTES: u32 = 48;
 pub const PEER_ACK_BYTES: u32 = 60;
 /// A PFC pause frame: the minimum Ethernet frame (IEEE 802.1Qbb).
 pub const PFC_FRAME_BYTES: u32 = 64;
+/// A CBFC credit update: one minimum Ethernet frame, like a pause frame.
+/// (InfiniBand's flow-control packet is 8 B; rdmasim's links carry
+/// Ethernet framing, so the update costs what a PFC frame costs, seed-000
+/// §3.6 "carried at high priority like pause frames".)
+pub const CREDIT_FRAME_BYTES: u32 = 64;
 /// Number of priority classes per port (IEEE 802.1Q).
 pub const N_CLASSES: usize = 8;
 
@@ -73,6 +78,9 @@ pub enum PacketKind {
     Nack,
     /// A PFC frame for one class (`pfc_class`, `pfc_quanta`; 0 quanta = resume).
     Pfc,
+    /// A CBFC credit update for one class (`pfc_class`): `seq` carries the
+    /// FCCL, already reduced modulo 2^field bits where the field is limited.
+    Credit,
 }
 
 /// One frame. Small and `Copy`: packets live in the FIFOs of the ports and
@@ -149,6 +157,16 @@ impl Packet {
             sport: 0,
             dport: 0,
             sent_at: Time::ZERO,
+        }
+    }
+
+    /// A CBFC credit update for `class` carrying `fccl` (seed-000 §3.6).
+    pub fn credit(class: u8, fccl: u64) -> Packet {
+        Packet {
+            kind: PacketKind::Credit,
+            size: CREDIT_FRAME_BYTES,
+            seq: fccl,
+            ..Packet::pfc(class, 0)
         }
     }
 }

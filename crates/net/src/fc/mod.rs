@@ -13,9 +13,15 @@
 //! frames on the wire and events. Adding a scheme: a file here and a variant
 //! of [`AnyFc`]; the engine does not change.
 
+mod bifrost;
+mod cbfc;
 mod pfc;
 
-pub use pfc::Pfc;
+pub use bifrost::{
+    write_trace_csv, Bifrost, BifrostConfig, BifrostParams, BifrostReading, BifrostSlot, PauseDelay,
+};
+pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
+pub use pfc::{quanta_duration, Pfc};
 
 use crate::mmu::IngressState;
 use crate::wire::{Packet, N_CLASSES};
@@ -49,17 +55,42 @@ pub struct FcCounters {
 
 /// The hooks every flow-control scheme implements; each has a no-op default.
 pub trait FlowControl {
-    /// Upstream egress: may a frame of `class` start now?
-    fn may_send(&self, _now: Time, _class: usize) -> bool {
+    /// The run starts: schemes that speak first (initial credits) or run on
+    /// a free-running clock (Bifrost's slots) emit or arm here.
+    fn on_start(&mut self, _now: Time, _out: &mut FcOutbox) {}
+    /// Upstream egress: may a frame of `class` and `bytes` on the wire start
+    /// now?
+    fn may_send(&self, _now: Time, _class: usize, _bytes: u32) -> bool {
         true
     }
+    /// Upstream egress: a frame of `class` (not class 0) and `bytes` was
+    /// taken for transmission (credit accounting).
+    fn on_send(&mut self, _now: Time, _class: usize, _bytes: u32) {}
     /// Upstream egress: a control frame arrived on this port's link.
     /// `rate` is the link's rate (quanta are bit-times of it).
     fn on_ctrl(&mut self, _now: Time, _frame: &Packet, _rate: Rate, _out: &mut FcOutbox) {}
-    /// Downstream ingress: the MMU admitted bytes of `class` from this port.
-    fn after_admit(&mut self, _now: Time, _class: usize, _s: IngressState, _out: &mut FcOutbox) {}
-    /// Downstream ingress: bytes of `class` that came in on this port left.
-    fn after_release(&mut self, _now: Time, _class: usize, _s: IngressState, _out: &mut FcOutbox) {}
+    /// Downstream ingress: the MMU admitted a frame of `bytes` in `class`
+    /// from this port (at a host: the NIC received it).
+    fn after_admit(
+        &mut self,
+        _now: Time,
+        _class: usize,
+        _bytes: u32,
+        _s: IngressState,
+        _out: &mut FcOutbox,
+    ) {
+    }
+    /// Downstream ingress: a frame of `bytes` in `class` that came in on
+    /// this port left (at a host: at once, the NIC consumes what it gets).
+    fn after_release(
+        &mut self,
+        _now: Time,
+        _class: usize,
+        _bytes: u32,
+        _s: IngressState,
+        _out: &mut FcOutbox,
+    ) {
+    }
     /// This port's timer fired. `s` gives the ingress state per class when
     /// the port belongs to a switch.
     fn on_timer(&mut self, _now: Time, _s: &dyn Fn(usize) -> IngressState, _out: &mut FcOutbox) {}
@@ -84,6 +115,10 @@ pub enum AnyFc {
     Lossy(Lossy),
     /// Priority flow control (IEEE 802.1Qbb, or the peer's variant).
     Pfc(Pfc),
+    /// InfiniBand-style credits per class (seed-000 §3.6).
+    Cbfc(Cbfc),
+    /// Bifrost's downstream slot loop on a long-haul ingress (seed-000 §2.4).
+    Bifrost(Bifrost),
 }
 
 macro_rules! each {
@@ -91,25 +126,50 @@ macro_rules! each {
         match $self {
             AnyFc::Lossy($f) => $e,
             AnyFc::Pfc($f) => $e,
+            AnyFc::Cbfc($f) => $e,
+            AnyFc::Bifrost($f) => $e,
         }
     };
 }
 
 impl FlowControl for AnyFc {
+    fn on_start(&mut self, now: Time, out: &mut FcOutbox) {
+        each!(self, f => f.on_start(now, out))
+    }
+    // Called in the schedulers' scan loops: inlined, or those loops lose
+    // their optimisations (measured: +8% instructions per event).
+    #[inline(always)]
+    fn may_send(&self, now: Time, class: usize, bytes: u32) -> bool {
+        each!(self, f => f.may_send(now, class, bytes))
+    }
     #[inline]
-    fn may_send(&self, now: Time, class: usize) -> bool {
-        each!(self, f => f.may_send(now, class))
+    fn on_send(&mut self, now: Time, class: usize, bytes: u32) {
+        each!(self, f => f.on_send(now, class, bytes))
     }
     fn on_ctrl(&mut self, now: Time, frame: &Packet, rate: Rate, out: &mut FcOutbox) {
         each!(self, f => f.on_ctrl(now, frame, rate, out))
     }
     #[inline]
-    fn after_admit(&mut self, now: Time, class: usize, s: IngressState, out: &mut FcOutbox) {
-        each!(self, f => f.after_admit(now, class, s, out))
+    fn after_admit(
+        &mut self,
+        now: Time,
+        class: usize,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
+        each!(self, f => f.after_admit(now, class, bytes, s, out))
     }
     #[inline]
-    fn after_release(&mut self, now: Time, class: usize, s: IngressState, out: &mut FcOutbox) {
-        each!(self, f => f.after_release(now, class, s, out))
+    fn after_release(
+        &mut self,
+        now: Time,
+        class: usize,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
+        each!(self, f => f.after_release(now, class, bytes, s, out))
     }
     fn on_timer(&mut self, now: Time, s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
         each!(self, f => f.on_timer(now, s, out))

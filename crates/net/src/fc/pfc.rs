@@ -110,7 +110,7 @@ impl Pfc {
 
 impl FlowControl for Pfc {
     #[inline]
-    fn may_send(&self, now: Time, class: usize) -> bool {
+    fn may_send(&self, now: Time, class: usize, _bytes: u32) -> bool {
         match self.mode {
             PfcMode::UntilResume => !self.paused[class],
             PfcMode::Quanta { .. } => !self.paused[class] || now >= self.paused_until[class],
@@ -138,14 +138,28 @@ impl FlowControl for Pfc {
         }
     }
 
-    fn after_admit(&mut self, now: Time, class: usize, s: IngressState, out: &mut FcOutbox) {
+    fn after_admit(
+        &mut self,
+        now: Time,
+        class: usize,
+        _bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
         if self.sends && class != 0 && !self.xoff_sent[class] && s.over_xoff {
             self.xoff_sent[class] = true;
             self.send_xoff(now, class, out);
         }
     }
 
-    fn after_release(&mut self, _now: Time, class: usize, s: IngressState, out: &mut FcOutbox) {
+    fn after_release(
+        &mut self,
+        _now: Time,
+        class: usize,
+        _bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
         if self.xoff_sent[class] && s.below_xon {
             self.xoff_sent[class] = false;
             self.next_refresh[class] = Time::MAX;
@@ -211,14 +225,14 @@ mod tests {
     fn xoff_once_then_xon_once() {
         let mut p = Pfc::new(PfcMode::UntilResume, Rate::gbps(100), true);
         let mut out = FcOutbox::default();
-        p.after_admit(Time::ZERO, 3, OVER, &mut out);
-        p.after_admit(Time::ZERO, 3, OVER, &mut out);
+        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
+        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1);
         assert_eq!(out.frames[0].pfc_class, 3);
         assert!(out.frames[0].pfc_quanta > 0);
-        p.after_release(Time::ZERO, 3, OVER, &mut out);
+        p.after_release(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1, "no XON while above XON");
-        p.after_release(Time::ZERO, 3, BELOW, &mut out);
+        p.after_release(Time::ZERO, 3, 1000, BELOW, &mut out);
         assert_eq!(out.frames.len(), 2);
         assert_eq!(out.frames[1].pfc_quanta, 0);
     }
@@ -228,15 +242,15 @@ mod tests {
         let mut p = Pfc::new(PfcMode::UntilResume, Rate::gbps(100), false);
         let mut out = FcOutbox::default();
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 5), Rate::gbps(100), &mut out);
-        assert!(!p.may_send(Time::from_ns(1_000_000), 3));
-        assert!(p.may_send(Time::ZERO, 0));
+        assert!(!p.may_send(Time::from_ns(1_000_000), 3, 1000));
+        assert!(p.may_send(Time::ZERO, 0, 1000));
         p.on_ctrl(
             Time::from_ns(700),
             &Packet::pfc(3, 0),
             Rate::gbps(100),
             &mut out,
         );
-        assert!(p.may_send(Time::from_ns(700), 3));
+        assert!(p.may_send(Time::from_ns(700), 3, 1000));
         assert_eq!(p.counters(Time::from_ns(900)).paused_ps[3], 700_000);
     }
 
@@ -252,15 +266,44 @@ mod tests {
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 100), rate, &mut out);
         // 100 quanta × 512 bit / 100 Gb/s = 512 ns.
         assert_eq!(out.timer, Some(Time::from_ns(512)));
-        assert!(!p.may_send(Time::from_ns(511), 3));
-        assert!(p.may_send(Time::from_ns(512), 3));
+        assert!(!p.may_send(Time::from_ns(511), 3, 1000));
+        assert!(p.may_send(Time::from_ns(512), 3, 1000));
         // A refresh at 300 ns extends it to 812 ns.
         p.on_ctrl(Time::from_ns(300), &Packet::pfc(3, 100), rate, &mut out);
-        assert!(!p.may_send(Time::from_ns(700), 3));
+        assert!(!p.may_send(Time::from_ns(700), 3, 1000));
         let mut out = FcOutbox::default();
         p.on_timer(Time::from_ns(812), &|_| BELOW, &mut out);
         assert!(out.wake);
         assert_eq!(p.counters(Time::from_ns(2000)).paused_ps[3], 812_000);
+    }
+
+    /// 802.1Qbb as Bifrost needs it (seed-000 §2.7): q quanta pause for
+    /// q × 512 bit-times, and a newer frame replaces the running timer,
+    /// shorter as well as longer; 0 quanta resumes at once.
+    #[test]
+    fn a_newer_pause_replaces_the_timer() {
+        let mode = PfcMode::Quanta {
+            quanta: 7813,
+            refresh_fraction: 0.5,
+        };
+        let rate = Rate::gbps(400);
+        let mut p = Pfc::new(mode, rate, false);
+        let mut out = FcOutbox::default();
+        p.on_ctrl(Time::ZERO, &Packet::pfc(3, 7813), rate, &mut out);
+        // 7813 × 512 bit / 400 Gb/s = 10.00064 µs (seed-000 §2.6).
+        assert_eq!(out.timer, Some(Time(10_000_640)));
+        assert!(!p.may_send(Time(10_000_639), 3, 1048));
+        // 1 µs later, 100 quanta (128 ns) replace the rest of the pause.
+        p.on_ctrl(Time::from_ns(1000), &Packet::pfc(3, 100), rate, &mut out);
+        assert_eq!(out.timer, Some(Time::from_ns(1128)));
+        assert!(!p.may_send(Time::from_ns(1127), 3, 1048));
+        assert!(p.may_send(Time::from_ns(1128), 3, 1048));
+        // A longer one extends it; a zero resumes at once.
+        p.on_ctrl(Time::from_ns(1100), &Packet::pfc(3, 7813), rate, &mut out);
+        assert!(!p.may_send(Time::from_ns(5000), 3, 1048));
+        p.on_ctrl(Time::from_ns(5000), &Packet::pfc(3, 0), rate, &mut out);
+        assert!(p.may_send(Time::from_ns(5000), 3, 1048));
+        assert_eq!(p.counters(Time::from_ns(6000)).paused_ps[3], 5_000_000);
     }
 
     #[test]
@@ -271,7 +314,7 @@ mod tests {
         };
         let mut p = Pfc::new(mode, Rate::gbps(100), true);
         let mut out = FcOutbox::default();
-        p.after_admit(Time::ZERO, 3, OVER, &mut out);
+        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.timer, Some(Time::from_ns(256)));
         let mut out2 = FcOutbox::default();
         p.on_timer(Time::from_ns(256), &|_| OVER, &mut out2);
