@@ -91,7 +91,8 @@ fn report_plots(
         return Ok(());
     }
     let mut classes = vec![(Class::All, "fct_cdf.png".to_string())];
-    if let Some((g, _)) = spec.groups.iter().find(|(_, d)| d == &[100]) {
+    let normal = experiment::report::GroupOf::Dports(vec![100]);
+    if let Some((g, _)) = spec.groups.iter().find(|(_, d)| *d == normal) {
         classes.push((Class::Normal, format!("fct_cdf_{g}.png")));
     }
     for (class, file) in classes {
@@ -264,6 +265,19 @@ enum PlotKind {
         #[command(flatten)]
         fig: FigureArgs,
     },
+    /// A Bifrost port's slots over time: L, F, L + F and H (needs a run
+    /// with bifrost_trace = true).
+    Bifrost {
+        /// The run directory (or its bifrost_trace.csv).
+        run: PathBuf,
+        #[command(flatten)]
+        port: PortArgs,
+        /// Also draw Theorem 1's lower bound Δ + R_s·T, in bytes.
+        #[arg(long, value_name = "BYTES")]
+        lower: Option<u64>,
+        #[command(flatten)]
+        fig: FigureArgs,
+    },
     /// When ports were PFC-paused (needs a [timeseries] run).
     Pause {
         /// The run directory.
@@ -354,6 +368,16 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
                 class: None,
             };
             plot::throughput(&runs, sel, &c)?;
+            c
+        }
+        PlotKind::Bifrost {
+            run,
+            port,
+            lower,
+            fig,
+        } => {
+            let c = fig.common("bifrost")?;
+            plot::bifrost(&run, port.node, port.port, lower, &c)?;
             c
         }
         PlotKind::Pause {

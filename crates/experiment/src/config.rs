@@ -148,8 +148,27 @@ pub struct PortSection {
     pub alpha_shift: Option<u8>,
     /// ECN marking at this egress.
     pub ecn: Option<bool>,
-    /// `"pfc"` | `"lossy"` | `"obey_only"`.
+    /// `"pfc"` | `"lossy"` | `"obey_only"` | `"cbfc"` | `"cbfc_ideal"` |
+    /// `"bifrost"`.
     pub fc: Option<String>,
+    /// cbfc: buffer advertised per class; default xoff + headroom.
+    pub cbfc_buffer: Option<String>,
+    /// cbfc: send a credit update after this many freed 64 B blocks.
+    pub cbfc_update_blocks: Option<u64>,
+    /// cbfc: flush smaller credit advances after this long.
+    pub cbfc_update_period: Option<String>,
+    /// bifrost: time slot T.
+    pub bifrost_t: Option<String>,
+    /// bifrost: reserved buffer H; default Δ + 2·R_s·T + k·MTU.
+    pub bifrost_h: Option<String>,
+    /// bifrost: leak-check period k, in slots.
+    pub bifrost_k: Option<u32>,
+    /// bifrost: Δ; default the link's propagation BDP in whole slots.
+    pub bifrost_delta: Option<String>,
+    /// bifrost: `"ledger"` | `"clamped"` | `"literal"`.
+    pub bifrost_reading: Option<String>,
+    /// bifrost: write the per-slot trace (`bifrost_trace.csv`).
+    pub bifrost_trace: Option<bool>,
 }
 
 /// `[[link_down]]`: at `at`, the link between nodes `a` and `b` goes down
@@ -2017,15 +2036,87 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
             return Err(cx.err(&key("alpha_shift"), format!("{v} must be at most 63")));
         }
     }
+    let fc_name = s.fc.as_deref().unwrap_or("");
+    let cbfc_keys = set_keys!(s; cbfc_buffer, cbfc_update_blocks, cbfc_update_period);
+    let bifrost_keys = set_keys!(s; bifrost_t, bifrost_h, bifrost_k, bifrost_delta,
+        bifrost_reading, bifrost_trace);
+    if let Some(k) = cbfc_keys.first().filter(|_| !fc_name.starts_with("cbfc")) {
+        return Err(cx.err(&key(k), "only with fc = \"cbfc\" or \"cbfc_ideal\""));
+    }
+    if let Some(k) = bifrost_keys.first().filter(|_| fc_name != "bifrost") {
+        return Err(cx.err(&key(k), "only with fc = \"bifrost\""));
+    }
     let fc = match s.fc.as_deref() {
         None => None,
         Some("pfc") => Some(FcChoice::Pfc(mode)),
         Some("lossy") => Some(FcChoice::Lossy),
         Some("obey_only") => Some(FcChoice::PfcObeyOnly(mode)),
+        Some(v @ ("cbfc" | "cbfc_ideal")) => {
+            let buffer = match &s.cbfc_buffer {
+                Some(b) => cx.positive_bytes(&key("cbfc_buffer"), b)?,
+                None => match xoff {
+                    Some(x) => x + bytes("headroom", &s.headroom)?.unwrap_or(0),
+                    None => {
+                        return Err(cx.err(
+                            &key("cbfc_buffer"),
+                            "missing: the buffer this ingress advertises (or give xoff)",
+                        ))
+                    }
+                },
+            };
+            let mut c = if v == "cbfc" {
+                net::fc::CbfcConfig::real(buffer)
+            } else {
+                net::fc::CbfcConfig::ideal(buffer)
+            };
+            if let Some(b) = s.cbfc_update_blocks {
+                if b == 0 {
+                    return Err(cx.err(&key("cbfc_update_blocks"), "must be at least 1"));
+                }
+                c.update_blocks = b;
+            }
+            if let Some(t) = &s.cbfc_update_period {
+                c.update_period = cx.positive_time(&key("cbfc_update_period"), t)?;
+            }
+            Some(FcChoice::Cbfc(c))
+        }
+        Some("bifrost") => {
+            let mut b = net::fc::BifrostConfig::default();
+            if let Some(t) = &s.bifrost_t {
+                b.t_slot = cx.positive_time(&key("bifrost_t"), t)?;
+            }
+            if let Some(h) = &s.bifrost_h {
+                b.h = Some(cx.positive_bytes(&key("bifrost_h"), h)?);
+            }
+            if let Some(d) = &s.bifrost_delta {
+                b.delta = Some(cx.positive_bytes(&key("bifrost_delta"), d)?);
+            }
+            if let Some(k) = s.bifrost_k {
+                b.k = k;
+            }
+            if let Some(r) = &s.bifrost_reading {
+                b.reading = match r.as_str() {
+                    "ledger" => net::fc::BifrostReading::Ledger,
+                    "clamped" => net::fc::BifrostReading::Clamped,
+                    "literal" => net::fc::BifrostReading::Literal,
+                    _ => {
+                        return Err(cx.err(
+                            &key("bifrost_reading"),
+                            format!("'{r}' is not \"ledger\", \"clamped\" or \"literal\""),
+                        ))
+                    }
+                };
+            }
+            b.trace = s.bifrost_trace.unwrap_or(false);
+            Some(FcChoice::Bifrost(b))
+        }
         Some(v) => {
             return Err(cx.err(
                 &key("fc"),
-                format!("'{v}' is not a scheme; use \"pfc\", \"lossy\" or \"obey_only\""),
+                format!(
+                    "'{v}' is not a scheme; use \"pfc\", \"lossy\", \"obey_only\", \"cbfc\", \
+                     \"cbfc_ideal\" or \"bifrost\""
+                ),
             ))
         }
     };

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 
 /// The files a run directory may hold. Only a directory holding nothing
 /// else is ever replaced.
-pub const RUN_FILES: [&str; 8] = [
+pub const RUN_FILES: [&str; 9] = [
     "flows.csv",
+    "bifrost_trace.csv",
     "ports.csv",
     "summary.json",
     "fct.txt",
@@ -34,6 +35,42 @@ pub(crate) struct RunFiles<'a> {
     pub(crate) config_toml: Option<&'a str>,
     pub(crate) timeseries: Option<&'a net::monitor::TimeSeries>,
     pub(crate) ports: &'a [net::PortReport],
+    pub(crate) bifrost_trace: Option<&'a str>,
+}
+
+/// The header of `bifrost_trace.csv`: per Bifrost port and slot, the
+/// symbols of `specs/seed-000-bifrost-longhaul.md` §2.3 after the slot's
+/// update, and L + F − H (Theorem 1: at most 0).
+pub const BIFROST_TRACE_HEADER: &str =
+    "node,port,n,time_ns,L,F,r,c,c_hat,p_quanta,L_plus_F_minus_H";
+
+/// Add one port's slots to a `bifrost_trace.csv` text (header first).
+pub fn append_bifrost_trace(
+    out: &mut String,
+    node: u32,
+    port: u16,
+    h: u64,
+    trace: &[net::fc::BifrostSlot],
+) {
+    if out.is_empty() {
+        out.push_str(BIFROST_TRACE_HEADER);
+        out.push('\n');
+    }
+    for s in trace {
+        let _ = writeln!(
+            out,
+            "{node},{port},{},{},{},{},{},{},{},{},{}",
+            s.n,
+            s.time.ps() / 1000,
+            s.l,
+            s.f,
+            s.r,
+            s.c,
+            s.c_hat,
+            s.quanta,
+            s.l as i64 + s.f - h as i64
+        );
+    }
 }
 
 /// The header of `ports.csv`.
@@ -173,6 +210,11 @@ pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), Experime
 fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     write_file(&tmp.join("flows.csv"), |w| write_flows_csv(f.records, w))?;
     write_file(&tmp.join("ports.csv"), |w| write_ports_csv(f.ports, w))?;
+    if let Some(t) = f.bifrost_trace {
+        write_file(&tmp.join("bifrost_trace.csv"), |w| {
+            w.write_all(t.as_bytes())
+        })?;
+    }
     write_file(&tmp.join("summary.json"), |w| {
         serde_json::to_writer_pretty(&mut *w, f.summary)?;
         writeln!(w)

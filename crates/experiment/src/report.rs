@@ -8,6 +8,7 @@
 //! [report]
 //! baseline = "pfc"                        # the variant reductions are relative to
 //! groups = { inter = [100], intra = [101] } # flow groups by dport; default: all flows
+//! # or by DC: { inter = "cross:16", intra = "within:16" } (16 hosts per DC)
 //!
 //! [[report.paper]]
 //! target = "T5"                # a label, e.g. the spec's target
@@ -89,13 +90,35 @@ pub struct PaperRow {
     pub reduction: f64,
 }
 
+/// Which flows a report group holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GroupOf {
+    /// Flows to these destination ports (empty: every flow).
+    Dports(Vec<u16>),
+    /// Flows between hosts of different DCs, hosts numbered DC by DC with
+    /// this many per DC (`"cross:16"`, the cross_dc numbering).
+    CrossDc(u32),
+    /// Flows within one DC (`"within:16"`).
+    WithinDc(u32),
+}
+
+impl GroupOf {
+    fn keeps(&self, r: &stats::FlowRecord) -> bool {
+        match self {
+            GroupOf::Dports(d) => d.is_empty() || d.contains(&r.dport),
+            GroupOf::CrossDc(n) => r.src / n != r.dst / n,
+            GroupOf::WithinDc(n) => r.src / n == r.dst / n,
+        }
+    }
+}
+
 /// `[report]` of a sweep file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReportSpec {
     /// The variant reductions are relative to.
     pub baseline: String,
-    /// Flow groups: name and destination ports; never empty.
-    pub groups: Vec<(String, Vec<u16>)>,
+    /// Flow groups: name and which flows; never empty.
+    pub groups: Vec<(String, GroupOf)>,
     /// Published numbers.
     pub paper: Vec<PaperRow>,
 }
@@ -161,19 +184,33 @@ pub fn parse_report(
                     .map(|x| x.as_integer().and_then(|i| u16::try_from(i).ok()))
                     .collect()
             });
-            match ports {
-                Some(p) if !p.is_empty() => groups.push((name.to_string(), p)),
+            let by_dc = v.as_str().and_then(|s| {
+                let (kind, n) = s.split_once(':')?;
+                let n: u32 = n.trim().parse().ok().filter(|&n| n > 0)?;
+                match kind {
+                    "cross" => Some(GroupOf::CrossDc(n)),
+                    "within" => Some(GroupOf::WithinDc(n)),
+                    _ => None,
+                }
+            });
+            match (ports, by_dc) {
+                (Some(p), _) if !p.is_empty() => {
+                    groups.push((name.to_string(), GroupOf::Dports(p)))
+                }
+                (_, Some(g)) => groups.push((name.to_string(), g)),
                 _ => {
                     return Err(e(
                         &field,
-                        "expected a non-empty list of destination ports, e.g. [100]".into(),
+                        "expected a non-empty list of destination ports, e.g. [100], or \
+                         \"cross:N\" / \"within:N\" (flows between / within DCs of N hosts)"
+                            .into(),
                     ))
                 }
             }
         }
     }
     if groups.is_empty() {
-        groups.push(("all".to_string(), Vec::new()));
+        groups.push(("all".to_string(), GroupOf::Dports(Vec::new())));
     }
     let mut paper = Vec::new();
     if let Some(p) = t.get("paper") {
@@ -274,11 +311,8 @@ fn p99(v: &mut [f64]) -> f64 {
     v[rank.clamp(1, v.len()) - 1]
 }
 
-fn group_stats(records: &[stats::FlowRecord], dports: &[u16]) -> GroupStats {
-    let kept: Vec<&stats::FlowRecord> = records
-        .iter()
-        .filter(|r| dports.is_empty() || dports.contains(&r.dport))
-        .collect();
+fn group_stats(records: &[stats::FlowRecord], group: &GroupOf) -> GroupStats {
+    let kept: Vec<&stats::FlowRecord> = records.iter().filter(|r| group.keeps(r)).collect();
     let mut fct: Vec<f64> = kept
         .iter()
         .filter_map(|r| r.fct_ns.map(|f| f as f64 / 1e3))
@@ -598,22 +632,27 @@ mod tests {
             .collect();
         r.push(rec(101, Some(5_000_000), 1000));
         r.push(rec(100, None, 1000));
-        let g = group_stats(&r, &[100]);
+        let g = group_stats(&r, &GroupOf::Dports(vec![100]));
         assert_eq!((g.flows, g.finished), (201, 200));
         assert_eq!(g.fct_avg_us, 100.5);
         // Nearest rank: the 198th of 200.
         assert_eq!(g.fct_p99_us, 198.0);
         assert_eq!(g.slowdown_p99, 198.0);
-        let all = group_stats(&r, &[]);
+        let all = group_stats(&r, &GroupOf::Dports(vec![]));
         assert_eq!(all.flows, 202);
         assert_eq!(all.fct_p99_us, 199.0);
+        // rec() flows go from host 0 to host 1: within a DC of 16, across
+        // DCs of 1.
+        assert_eq!(group_stats(&r, &GroupOf::WithinDc(16)).flows, 202);
+        assert_eq!(group_stats(&r, &GroupOf::CrossDc(16)).flows, 0);
+        assert_eq!(group_stats(&r, &GroupOf::CrossDc(1)).flows, 202);
     }
 
     #[test]
     fn reductions_compare_matching_points_and_flag_signs_and_2x() {
         let spec = ReportSpec {
             baseline: "pfc".into(),
-            groups: vec![("inter".into(), vec![100])],
+            groups: vec![("inter".into(), GroupOf::Dports(vec![100]))],
             paper: vec![PaperRow {
                 target: "T5".into(),
                 variant: "swing".into(),

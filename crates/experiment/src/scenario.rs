@@ -221,8 +221,12 @@ pub fn run_scenario(
     };
     let results = sim.results();
     let timeseries = sim.take_timeseries();
+    let mut bifrost_csv = String::new();
+    for (node, port, h, trace) in sim.bifrost_traces() {
+        output::append_bifrost_trace(&mut bifrost_csv, node, port, h, trace);
+    }
+    let mut notes: Vec<String> = sim.warnings().to_vec();
     drop(sim);
-    let mut notes = Vec::new();
     if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
         // Allowed (an experiment may want it), but IRN is designed to make
         // PFC unnecessary (`specs/seed-001-swing.md` §2.2).
@@ -252,6 +256,7 @@ pub fn run_scenario(
             config_toml: opts.config_toml.as_deref(),
             timeseries: timeseries.as_ref(),
             ports: &results.ports,
+            bifrost_trace: (!bifrost_csv.is_empty()).then_some(bifrost_csv.as_str()),
         };
         output::write_run_dir(dir, &files)?;
     }

@@ -682,6 +682,19 @@ impl Simulation {
         }
     }
 
+    /// Every Bifrost port with a trace: node, local port, H and its slots.
+    pub fn bifrost_traces(&self) -> Vec<(u32, u16, u64, &[BifrostSlot])> {
+        self.ports
+            .iter()
+            .filter_map(|p| match &p.fc {
+                AnyFc::Bifrost(b) if !b.trace().is_empty() => {
+                    Some((p.node, p.local, b.params().h, b.trace()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Keep a log of every PFC frame received (the peer's PFC output file).
     pub fn record_pfc(&mut self, on: bool) {
         self.record_pfc = on;

@@ -425,6 +425,111 @@ fn time_figure(title: String, ylabel: &str, lines: Vec<Line>) -> Figure {
     }
 }
 
+/// A Bifrost port's slots over time (`bifrost_trace.csv` of a run): L, F,
+/// L + F and the two bounds of Theorem 1 (`specs/seed-000-bifrost-longhaul.md`
+/// §2.9), in MB. H is read from the trace (`L_plus_F_minus_H`); the lower
+/// bound Δ + R_s·T needs `delta_rst` (bytes), drawn when given.
+pub fn bifrost(
+    run: &Path,
+    node: u32,
+    port: u16,
+    delta_rst: Option<u64>,
+    c: &Common,
+) -> Result<(), ExperimentError> {
+    let path = if run.is_dir() {
+        run.join("bifrost_trace.csv")
+    } else {
+        run.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        input(
+            "RUN_DIR",
+            format!(
+                "cannot read {}: {e}; run with bifrost_trace = true on a Bifrost port",
+                path.display()
+            ),
+        )
+    })?;
+    let mut lines_it = text.lines();
+    let header: Vec<&str> = lines_it.next().unwrap_or("").split(',').collect();
+    let col = |n: &str| {
+        header
+            .iter()
+            .position(|c| *c == n)
+            .ok_or_else(|| input("RUN_DIR", format!("{}: no column {n}", path.display())))
+    };
+    let (cn, cp, ct, cl, cf, ch) = (
+        col("node")?,
+        col("port")?,
+        col("time_ns")?,
+        col("L")?,
+        col("F")?,
+        col("L_plus_F_minus_H")?,
+    );
+    let (mut l, mut f, mut lf, mut h) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for row in lines_it {
+        let v: Vec<&str> = row.split(',').collect();
+        let num = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok());
+        if num(cn) != Some(f64::from(node)) || num(cp) != Some(f64::from(port)) {
+            continue;
+        }
+        let (Some(t), Some(lv), Some(fv), Some(d)) = (num(ct), num(cl), num(cf), num(ch)) else {
+            continue;
+        };
+        let x = t / 1e3;
+        l.push((x, lv / 1e6));
+        f.push((x, fv / 1e6));
+        lf.push((x, (lv + fv) / 1e6));
+        h.push((x, (lv + fv - d) / 1e6));
+    }
+    if l.is_empty() {
+        return Err(input(
+            "--node/--port",
+            format!("{} has no slots of node {node} port {port}", path.display()),
+        ));
+    }
+    let mut lines = vec![
+        Line {
+            label: Some("L (queue)".into()),
+            color: 0,
+            dashed: false,
+            points: l,
+        },
+        Line {
+            label: Some("F (virtual incoming)".into()),
+            color: 1,
+            dashed: false,
+            points: f,
+        },
+        Line {
+            label: Some("L + F".into()),
+            color: 2,
+            dashed: false,
+            points: lf,
+        },
+        Line {
+            label: Some("H".into()),
+            color: 3,
+            dashed: true,
+            points: h.clone(),
+        },
+    ];
+    if let Some(b) = delta_rst {
+        let pts = h.iter().map(|p| (p.0, b as f64 / 1e6)).collect();
+        lines.push(Line {
+            label: Some("Δ + R_s·T".into()),
+            color: 4,
+            dashed: true,
+            points: pts,
+        });
+    }
+    let title = c
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("Bifrost slots of node {node} port {port}"));
+    render(&time_figure(title, "Bytes (MB)", lines), c)
+}
+
 /// The egress queue of one port over time (KB), one line per run (and per
 /// class when several are recorded).
 pub fn queue(runs: &[PathBuf], sel: PortSel, c: &Common) -> Result<(), ExperimentError> {
