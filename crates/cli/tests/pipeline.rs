@@ -333,3 +333,113 @@ qp_rates = true
     assert!(text(&out.stderr).contains("no queue_bytes samples for node 5 port 9"));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A sweep with variants and a `[report]` on a small cross-DC network:
+/// native PFC against Bifrost with its per-slot trace. The report compares
+/// them, every run is lossless, the trace has one row per slot with
+/// L + F − H ≤ 0, and `plot bifrost` draws it.
+#[test]
+fn variants_report_and_bifrost_trace_end_to_end() {
+    let dir = workdir("bifrost");
+    fs::write(
+        dir.join("base.toml"),
+        r#"[topology]
+kind = "cross_dc"
+k = 2
+hosts_per_tor = 2
+long_rate = "100Gbps"
+long_length = "20km"
+
+[workload]
+kind = "poisson"
+hosts = [0, 1, 2, 3]
+dsts = [4, 5]
+load = 0.5
+duration = "1ms"
+cdf = "websearch"
+
+[cc]
+kind = "none"
+
+[nic]
+rto = "off"
+"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.join("s.toml"),
+        r#"base = "base.toml"
+name = "lh"
+
+[variants.pfc]
+"ports.long_haul.xoff" = "200KB"
+"ports.long_haul.headroom" = "2600KB"
+
+[variants.bifrost]
+"ports.long_haul.fc" = "bifrost"
+"ports.long_haul.bifrost_trace" = true
+
+[report]
+baseline = "pfc"
+groups = { inter = "cross:4" }
+
+[[report.paper]]
+target = "x"
+variant = "bifrost"
+group = "inter"
+metric = "fct_avg"
+reduction = 0.1
+"#,
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["sweep", "s.toml", "-q", "--jobs", "2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("1 published numbers compared"),
+        "{}",
+        text(&out.stdout)
+    );
+    let report = fs::read_to_string(dir.join("runs/lh/report.md")).unwrap();
+    assert!(
+        report.contains("| x | fct_avg | inter | bifrost vs pfc |"),
+        "{report}"
+    );
+    let csv = fs::read_to_string(dir.join("runs/lh/report.csv")).unwrap();
+    for line in csv.lines().skip(1) {
+        assert!(line.ends_with(",0"), "a drop: {line}");
+    }
+    let trace = fs::read_to_string(dir.join("runs/lh/variant=bifrost/bifrost_trace.csv")).unwrap();
+    let mut lines = trace.lines();
+    assert_eq!(
+        lines.next(),
+        Some("node,port,n,time_ns,L,F,r,c,c_hat,p_quanta,L_plus_F_minus_H")
+    );
+    let rows: Vec<Vec<i64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert!(rows.len() > 100, "{} slots", rows.len());
+    // Both DCI long-haul ports run Bifrost; every slot within H.
+    let ports: std::collections::BTreeSet<(i64, i64)> = rows.iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(ports.len(), 2);
+    assert!(rows.iter().all(|r| r[10] <= 0), "L + F above H");
+    let (node, port) = *ports.iter().next().unwrap();
+    let out = rdmasim(
+        &dir,
+        &[
+            "plot",
+            "bifrost",
+            "runs/lh/variant=bifrost",
+            "--node",
+            &node.to_string(),
+            "--port",
+            &port.to_string(),
+            "-o",
+            "b.svg",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(fs::read_to_string(dir.join("b.svg"))
+        .unwrap()
+        .contains("<svg"));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -2686,4 +2686,59 @@ duration = "100us"
         assert_eq!(s.net.ports.len(), 1);
         assert_eq!(s.net.ports[0].settings.headroom, Some(1_000_000));
     }
+
+    #[test]
+    fn cbfc_and_bifrost_port_keys() {
+        let s = scenario(&format!(
+            "{CROSS}\n[ports.long_haul]\nfc = \"bifrost\"\nbifrost_t = \"5us\"\nbifrost_k = 2\n\
+             bifrost_reading = \"literal\"\n[ports.fabric]\nfc = \"cbfc_ideal\"\n\
+             xoff = \"288KB\"\nheadroom = \"30KB\"\n"
+        ));
+        let lay = topo::CrossDcSpec::SWING.layout().unwrap();
+        let long = s
+            .net
+            .ports
+            .iter()
+            .find(|r| r.link as usize == lay.long_link_range().start)
+            .unwrap();
+        match &long.settings.fc {
+            Some(net::FcChoice::Bifrost(b)) => {
+                assert_eq!(b.t_slot, Delta::from_us(5));
+                assert_eq!(b.k, 2);
+                assert_eq!(b.reading, net::fc::BifrostReading::Literal);
+            }
+            other => panic!("{other:?}"),
+        }
+        let fabric = s
+            .net
+            .ports
+            .iter()
+            .find(|r| r.settings.xoff == Some(288_000))
+            .unwrap();
+        match &fabric.settings.fc {
+            Some(net::FcChoice::Cbfc(c)) => {
+                assert_eq!(c.buffer, 318_000, "xoff + headroom");
+                assert_eq!(c.field_bits, None, "ideal");
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = err_of(&format!(
+            "{CROSS}\n[ports.long_haul]\nbifrost_t = \"5us\"\n"
+        ));
+        assert!(
+            e.contains("ports.long_haul.bifrost_t") && e.contains("only with"),
+            "{e}"
+        );
+        let e = err_of(&format!("{CROSS}\n[ports.long_haul]\nfc = \"cbfc\"\n"));
+        assert!(
+            e.contains("ports.long_haul.cbfc_buffer") && e.contains("missing"),
+            "{e}"
+        );
+        let e = err_of(&format!(
+            "{CROSS}\n[ports.long_haul]\nfc = \"bifrost\"\nbifrost_reading = \"other\"\n"
+        ));
+        assert!(e.contains("ports.long_haul.bifrost_reading"), "{e}");
+        let e = err_of(&format!("{CROSS}\n[ports.hosts]\nxoff = \"1MB\"\n"));
+        assert!(e.contains("ports.hosts.xoff"), "{e}");
+    }
 }
