@@ -701,12 +701,15 @@ impl Simulation {
     /// Start sending from `port` if it is idle and has something to send;
     /// then do the same for every port this made eligible.
     pub(crate) fn try_send(&mut self, port: u32) {
-        self.kick.push(port);
+        // As if `port` were pushed on `kick` and popped at once (LIFO), so
+        // the order is that of the stack, without the push and pop.
+        self.try_send_one(port);
         while let Some(p) = self.kick.pop() {
             self.try_send_one(p);
         }
     }
 
+    #[inline]
     fn try_send_one(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
         if p.busy || !p.up || p.held {
@@ -782,12 +785,19 @@ impl Simulation {
     }
 
     /// Apply whatever a flow-control hook of `port` put in the outbox.
+    #[inline]
     pub(crate) fn apply_fc_outbox(&mut self, port: u32) {
-        // Most hooks emit nothing: skip the take-and-return of the outbox.
+        // Most hooks emit nothing: skip the take-and-return of the outbox
+        // (inline check, out-of-line work).
         let o = &self.outbox;
         if o.frames.is_empty() && o.timer.is_none() && !o.wake {
             return;
         }
+        self.apply_fc_outbox_slow(port);
+    }
+
+    #[inline(never)]
+    fn apply_fc_outbox_slow(&mut self, port: u32) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.outbox);
         let p = &mut self.ports[port as usize];
