@@ -20,11 +20,12 @@
 //!   keyed on `(time, seq)`. Whenever `cur` advances, the heap's events that
 //!   the window now covers move into their buckets, in `(time, seq)` order.
 //!
-//! Why the order is exact: an event goes to the far heap only if its bucket
-//! is beyond the window, and leaves it as soon as the window covers that
-//! bucket, before any later push could place an event of the same time in
-//! the near buckets; so among events of one time, those that went through
-//! the heap were pushed first and arrive in their bucket first, in seq order.
+//! Why the order is exact: every event carries its insertion sequence, a
+//! bucket's list is sorted by `(time, seq)` and the heap is keyed on it, so
+//! wherever an event waits, it pops in `(time, seq)` order. (A plain push
+//! has the largest sequence yet, so it only compares times; an event that
+//! went through the heap was pushed before any event of its time that went
+//! straight to its bucket, and arrives first.)
 //!
 //! A packet simulation keeps its events within a few microseconds of now
 //! (serialisation: tens of ns; propagation: ~1 µs in a datacenter), so most
@@ -35,6 +36,19 @@
 //! Events must not be scheduled before the time of the last event popped
 //! (checked in debug builds; a push into a bucket before the current one
 //! panics in every build).
+//!
+//! # Reserved places
+//!
+//! [`EventQueue::reserve`] takes the insertion sequence a push would take
+//! now without pushing anything; [`EventQueue::push_reserved`] later puts
+//! an event in that place, so it pops exactly where it would have popped if
+//! it had been pushed at reservation time. A caller uses this to skip events
+//! that usually turn out to do nothing (a switch port's end of
+//! transmission when nothing waits behind the frame) while keeping the
+//! order of ties of the events it does push. Every node keeps its sequence
+//! and a bucket's list is ordered by `(time, seq)`; a plain push has the
+//! largest sequence so far and still goes after its bucket's events of the
+//! same or an earlier time.
 
 use crate::Time;
 use std::cmp::Ordering;
@@ -77,6 +91,8 @@ impl<E> Ord for Far<E> {
 #[derive(Debug)]
 struct Node<E> {
     time: u64,
+    /// Insertion sequence (ties pop in this order).
+    seq: u64,
     next: u32,
     ev: Option<E>,
 }
@@ -100,8 +116,11 @@ pub struct EventQueue<E> {
     near: usize,
     /// Events beyond the window.
     far: BinaryHeap<Far<E>>,
-    /// Insertion sequence of far events.
+    /// Insertion sequence of the next push or reservation.
     seq: u64,
+    /// Time and sequence of the last event popped.
+    last_time: u64,
+    last_seq: u64,
     /// Time of the last event popped (debug check of the caller).
     #[cfg(debug_assertions)]
     last: u64,
@@ -126,6 +145,8 @@ impl<E> EventQueue<E> {
             near: 0,
             far: BinaryHeap::new(),
             seq: 0,
+            last_time: 0,
+            last_seq: 0,
             #[cfg(debug_assertions)]
             last: 0,
         }
@@ -135,15 +156,50 @@ impl<E> EventQueue<E> {
     /// event popped.
     #[inline(always)]
     pub fn push(&mut self, at: Time, ev: E) {
+        let seq = self.seq;
+        self.seq += 1;
+        self.push_at(at, seq, ev);
+    }
+
+    /// Take the place in the order of ties that a push would take now, for
+    /// a later [`EventQueue::push_reserved`] (module doc).
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        let seq = self.seq;
+        self.seq += 1;
+        seq
+    }
+
+    /// Schedule `ev` at `at` in the place `seq` reserved; `(at, seq)` must
+    /// come after the last event popped.
+    #[inline]
+    pub fn push_reserved(&mut self, at: Time, seq: u64, ev: E) {
+        debug_assert!(seq < self.seq, "not a reserved place");
+        debug_assert!(
+            (at.0, seq) > (self.last_time, self.last_seq),
+            "reserved place already passed"
+        );
+        self.push_at(at, seq, ev);
+    }
+
+    /// Time and sequence of the last event popped: an event at `(t, s)`
+    /// has popped iff `(t, s) <= last_popped()` (or no event popped yet at
+    /// all and it was never pushed).
+    #[inline]
+    pub fn last_popped(&self) -> (Time, u64) {
+        (Time(self.last_time), self.last_seq)
+    }
+
+    #[inline(always)]
+    fn push_at(&mut self, at: Time, seq: u64, ev: E) {
         #[cfg(debug_assertions)]
         debug_assert!(at.0 >= self.last, "event scheduled in the past");
         let bucket = at.0 >> SHIFT;
         if bucket.wrapping_sub(self.cur) < SLOTS as u64 {
-            self.insert_near(at.0, bucket, ev);
+            self.insert_near(at.0, seq, bucket, ev);
         } else {
             assert!(bucket >= self.cur, "event scheduled in the past");
-            let key = ((at.0 as u128) << 64) | self.seq as u128;
-            self.seq += 1;
+            let key = ((at.0 as u128) << 64) | seq as u128;
             self.far.push(Far { key, ev });
         }
     }
@@ -161,6 +217,8 @@ impl<E> EventQueue<E> {
         let idx = self.ends[slot].0;
         let n = &mut self.nodes[idx as usize];
         let t = n.time;
+        self.last_time = t;
+        self.last_seq = n.seq;
         let ev = n.ev.take().expect("a queued node holds an event");
         let next = n.next;
         n.next = self.free;
@@ -210,16 +268,16 @@ impl<E> EventQueue<E> {
         self.len() == 0
     }
 
-    /// Put an event into its near bucket, after the bucket's events of the
-    /// same or an earlier time.
+    /// Put an event into its near bucket, in `(time, seq)` order.
     #[inline(always)]
-    fn insert_near(&mut self, t: u64, bucket: u64, ev: E) {
+    fn insert_near(&mut self, t: u64, seq: u64, bucket: u64, ev: E) {
         let idx = if self.free != NIL {
             let i = self.free;
             let n = &mut self.nodes[i as usize];
             self.free = n.next;
             *n = Node {
                 time: t,
+                seq,
                 next: NIL,
                 ev: Some(ev),
             };
@@ -228,6 +286,7 @@ impl<E> EventQueue<E> {
             assert!(self.nodes.len() < NIL as usize, "too many pending events");
             self.nodes.push(Node {
                 time: t,
+                seq,
                 next: NIL,
                 ev: Some(ev),
             });
@@ -235,14 +294,18 @@ impl<E> EventQueue<E> {
         };
         let slot = (bucket as usize) & (SLOTS - 1);
         let (first, last) = self.ends[slot];
+        let after_last = first != NIL && {
+            let l = &self.nodes[last as usize];
+            (l.time, l.seq) < (t, seq)
+        };
         if first == NIL {
             self.ends[slot] = (idx, idx);
             self.bits[slot / 64] |= 1u64 << (slot % 64);
-        } else if self.nodes[last as usize].time <= t {
+        } else if after_last {
             self.nodes[last as usize].next = idx;
             self.ends[slot].1 = idx;
         } else {
-            self.insert_before_later(slot, first, t, idx);
+            self.insert_before_later(slot, first, t, seq, idx);
         }
         if self.near == 0 || bucket < self.head {
             self.head = bucket;
@@ -250,13 +313,13 @@ impl<E> EventQueue<E> {
         self.near += 1;
     }
 
-    /// Link node `idx` (time `t`) before the first node of the bucket that
-    /// is later than `t`; the bucket's last node is.
+    /// Link node `idx` (time `t`, sequence `seq`) before the first node of
+    /// the bucket that is later in `(time, seq)`; the bucket's last node is.
     #[cold]
-    fn insert_before_later(&mut self, slot: usize, first: u32, t: u64, idx: u32) {
+    fn insert_before_later(&mut self, slot: usize, first: u32, t: u64, seq: u64, idx: u32) {
         let mut prev = NIL;
         let mut cur = first;
-        while self.nodes[cur as usize].time <= t {
+        while (self.nodes[cur as usize].time, self.nodes[cur as usize].seq) < (t, seq) {
             prev = cur;
             cur = self.nodes[cur as usize].next;
         }
@@ -278,7 +341,7 @@ impl<E> EventQueue<E> {
                 break;
             }
             let f = self.far.pop().expect("peeked");
-            self.insert_near(t, t >> SHIFT, f.ev);
+            self.insert_near(t, f.key as u64, t >> SHIFT, f.ev);
         }
     }
 
@@ -468,6 +531,55 @@ mod tests {
                 }
                 assert_eq!(q.peek_time().map(|t| t.0), r.peek_time());
                 assert_eq!(q.len(), r.heap.len());
+            }
+            let rest: Vec<_> = std::iter::from_fn(|| r.pop()).collect();
+            assert_eq!(drain(&mut q), rest, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn reserved_places_pop_where_a_push_at_reservation_would() {
+        // The reference pushes at reservation time; the queue pushes into
+        // the reserved place later, at the latest just before the next pop.
+        for seed in 0..4 {
+            let mut rng = Rng::stream(seed, 98, 0);
+            let mut q = EventQueue::new();
+            let mut r = Reference::new();
+            let mut pending: Vec<(u64, u64, u32)> = Vec::new();
+            let mut now = 0u64;
+            for id in 0..100_000u32 {
+                let t = now
+                    + match rng.below(4) {
+                        0 => 0,
+                        1 => rng.below(512),
+                        2 => rng.below(100_000),
+                        _ => rng.below(10_000_000),
+                    };
+                match rng.below(10) {
+                    0..=3 => {
+                        q.push(Time(t), id);
+                        r.push(t, id);
+                    }
+                    4..=6 => {
+                        let seq = q.reserve();
+                        r.push(t, id);
+                        pending.push((t, seq, id));
+                    }
+                    _ => {
+                        for (t, seq, id) in pending.drain(..) {
+                            q.push_reserved(Time(t), seq, id);
+                        }
+                        let got = q.pop().map(|(t, e)| (t.0, e));
+                        assert_eq!(got, r.pop(), "seed {seed}");
+                        if let Some((t, _)) = got {
+                            now = t;
+                            assert_eq!(q.last_popped().0, Time(t));
+                        }
+                    }
+                }
+            }
+            for (t, seq, id) in pending.drain(..) {
+                q.push_reserved(Time(t), seq, id);
             }
             let rest: Vec<_> = std::iter::from_fn(|| r.pop()).collect();
             assert_eq!(drain(&mut q), rest, "seed {seed}");

@@ -115,6 +115,7 @@ impl Mmu {
 
     /// Admit `bytes` arriving on `port` in `class`, or refuse (drop) them
     /// (peer `CheckIngressAdmission` + `UpdateIngressAdmission`).
+    #[inline]
     pub fn admit(&mut self, port: usize, class: usize, bytes: u64) -> bool {
         if let Some((xoff, _)) = self.fixed[port] {
             if self.ingress[port][class] + bytes <= xoff && self.hdrm[port][class] == 0 {
@@ -156,6 +157,7 @@ impl Mmu {
 
     /// Release a packet that leaves the switch (peer
     /// `RemoveFromIngressAdmission` + `RemoveFromEgressAdmission`).
+    #[inline]
     pub fn release(&mut self, in_port: usize, out_port: usize, class: usize, bytes: u64) {
         if self.fixed[in_port].is_some() {
             // Headroom drains first, as in the shared pool.
@@ -183,6 +185,7 @@ impl Mmu {
     }
 
     /// Pause/resume conditions of (port, class).
+    #[inline]
     pub fn ingress_state(&self, port: usize, class: usize) -> IngressState {
         if let Some((xoff, xon)) = self.fixed[port] {
             let held = self.ingress[port][class] + self.hdrm[port][class];

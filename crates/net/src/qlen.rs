@@ -110,6 +110,12 @@ impl QlenMonitor {
     pub(crate) fn before_change(&mut self, port: u32, now: Time, new_bytes: u64) {
         let n_new = self.samples_until(now);
         if let Some(h) = self.ports[port as usize].as_mut() {
+            if n_new == 0 {
+                // Before the first sample: nothing to credit (n_old is 0 too).
+                h.last = now;
+                h.bytes = new_bytes;
+                return;
+            }
             let n_old = {
                 let t = h.last;
                 if t < self.cfg.start {

@@ -60,6 +60,11 @@ pub(crate) struct Port {
     /// Frames sent from this port are corrupted on arrival with this probability.
     pub error_rate: f64,
     pub busy: bool,
+    /// A switch port's end of the current transmission when it was not
+    /// scheduled, with the queue place reserved for it (see
+    /// [`Simulation::transmit`]); `None` when it is scheduled or the port
+    /// is idle.
+    pub unscheduled_done: Option<(Time, u64)>,
     /// False once its link was taken down (`LINK_DOWN`): it sends nothing.
     pub up: bool,
     /// Held by [`Simulation::hold_egress`]: sends nothing until released.
@@ -426,6 +431,7 @@ impl Simulation {
                     delay: l.delay,
                     error_rate,
                     busy: false,
+                    unscheduled_done: None,
                     up: true,
                     held: false,
                     ctrl: VecDeque::new(),
@@ -750,7 +756,9 @@ impl Simulation {
             Event::FlowArrive => self.flow_arrive(),
             Event::LinkDeliver { port } => self.link_deliver(port),
             Event::TxDone { port } => {
-                self.ports[port as usize].busy = false;
+                let p = &mut self.ports[port as usize];
+                p.busy = false;
+                p.unscheduled_done = None;
                 self.try_send(port);
             }
             Event::NicWake { nic } => {
@@ -779,15 +787,37 @@ impl Simulation {
     /// Start sending from `port` if it is idle and has something to send;
     /// then do the same for every port this made eligible.
     pub(crate) fn try_send(&mut self, port: u32) {
-        self.kick.push(port);
+        // As if `port` were pushed on `kick` and popped at once (LIFO), so
+        // the order is that of the stack, without the push and pop.
+        self.try_send_one(port);
         while let Some(p) = self.kick.pop() {
             self.try_send_one(p);
         }
     }
 
+    #[inline]
     fn try_send_one(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        if p.busy || !p.up || p.held {
+        if p.busy {
+            let Some((at, seq)) = p.unscheduled_done else {
+                return;
+            };
+            p.unscheduled_done = None;
+            // Has the TxDone at (at, seq) that `transmit` skipped popped
+            // already? Then it found nothing to send (nothing was queued
+            // since, or we would have scheduled it then): the port is idle.
+            let (last_t, last_seq) = self.q.last_popped();
+            let now = self.now;
+            let passed = at < now || (at == now && (last_t < now || seq < last_seq));
+            if !passed {
+                // Someone wants to send while the frame is on the wire:
+                // the TxDone is needed, in its original place.
+                self.q.push_reserved(at, seq, Event::TxDone { port });
+                return;
+            }
+            p.busy = false;
+        }
+        if !p.up || p.held {
             return;
         }
         let pkt = if let Some(f) = p.ctrl.pop_front() {
@@ -827,7 +857,19 @@ impl Simulation {
         }
         p.flight.push_back((arrive, pkt));
         let first_in_flight = p.flight.len() == 1;
-        self.q.push(now + tx, Event::TxDone { port });
+        // At a switch port with nothing else queued, the end of this frame
+        // usually finds the port still empty and only clears `busy`. Do not
+        // schedule it: reserve its place among ties, and schedule it into
+        // that place only if a frame comes (every enqueue calls
+        // `try_send`, which does it). `try_send` after its time treats the
+        // port as idle. Results are unchanged; about a third fewer events.
+        // Host ports always schedule it: their TxDone also arms the pacing
+        // wake-up of the NIC.
+        if !p.is_host && p.ctrl.is_empty() && p.queues.iter().all(VecDeque::is_empty) {
+            p.unscheduled_done = Some((now + tx, self.q.reserve()));
+        } else {
+            self.q.push(now + tx, Event::TxDone { port });
+        }
         if first_in_flight {
             self.q.push(arrive, Event::LinkDeliver { port });
         }
@@ -867,12 +909,19 @@ impl Simulation {
     }
 
     /// Apply whatever a flow-control hook of `port` put in the outbox.
+    #[inline]
     pub(crate) fn apply_fc_outbox(&mut self, port: u32) {
-        // Most hooks emit nothing: skip the take-and-return of the outbox.
+        // Most hooks emit nothing: skip the take-and-return of the outbox
+        // (inline check, out-of-line work).
         let o = &self.outbox;
         if o.frames.is_empty() && o.timer.is_none() && !o.wake {
             return;
         }
+        self.apply_fc_outbox_slow(port);
+    }
+
+    #[inline(never)]
+    fn apply_fc_outbox_slow(&mut self, port: u32) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.outbox);
         let p = &mut self.ports[port as usize];

@@ -52,11 +52,9 @@ impl Simulation {
             c.peak_ingress = c.peak_ingress.max(held);
             let state = sw.mmu.ingress_state(in_local, class);
             let now = self.now;
-            let mut out = std::mem::take(&mut self.outbox);
             self.ports[in_port as usize]
                 .fc
-                .after_admit(now, class, pkt.size, state, &mut out);
-            self.outbox = out;
+                .after_admit(now, class, pkt.size, state, &mut self.outbox);
             self.apply_fc_outbox(in_port);
         }
         let op = &mut self.ports[out_port as usize];
@@ -77,17 +75,25 @@ impl Simulation {
         let class = if !p.queues[0].is_empty() {
             0
         } else {
+            // Round robin from rr_last + 1 over the non-empty classes: a
+            // bitmask rotated so that bit i is class rr_last + 1 + i; ask
+            // flow control only about classes with frames.
+            let mut backlog = 0u32;
+            for (c, q) in p.queues.iter().enumerate() {
+                backlog |= u32::from(!q.is_empty()) << c;
+            }
+            let shift = (p.rr_last + 1) % N_CLASSES;
+            let both = backlog | (backlog << N_CLASSES);
+            let mut rot = (both >> shift) & ((1 << N_CLASSES) - 1);
             let mut found = None;
-            // An exclusive range: `1..=N_CLASSES` costs a bounds flag per
-            // step once the body is too big to unroll.
-            for i in 1..N_CLASSES + 1 {
-                let c = (p.rr_last + i) % N_CLASSES;
-                if let Some(head) = p.queues[c].front() {
-                    if p.fc.may_send(now, c, head.size) {
-                        found = Some(c);
-                        break;
-                    }
+            while rot != 0 {
+                let c = (shift + rot.trailing_zeros() as usize) % N_CLASSES;
+                let head = p.queues[c].front().expect("a backlogged class");
+                if p.fc.may_send(now, c, head.size) {
+                    found = Some(c);
+                    break;
                 }
+                rot &= rot - 1;
             }
             let c = found?;
             p.rr_last = c;
@@ -153,11 +159,9 @@ impl Simulation {
         // The ingress may now be below XON.
         let in_port = sw.first_port + in_local as u32;
         let state = sw.mmu.ingress_state(in_local, class);
-        let mut out = std::mem::take(&mut self.outbox);
         self.ports[in_port as usize]
             .fc
-            .after_release(now, class, pkt.size, state, &mut out);
-        self.outbox = out;
+            .after_release(now, class, pkt.size, state, &mut self.outbox);
         self.apply_fc_outbox(in_port);
         Some(pkt)
     }
