@@ -371,6 +371,9 @@ rto = "off"
         r#"base = "base.toml"
 name = "lh"
 
+[axes]
+"run.seed" = [1, 2]
+
 [variants.pfc]
 "ports.long_haul.xoff" = "200KB"
 "ports.long_haul.headroom" = "2600KB"
@@ -394,21 +397,42 @@ reduction = 0.1
     .unwrap();
     let out = rdmasim(&dir, &["sweep", "s.toml", "-q", "--jobs", "2"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // One comparison per seed and one over both seeds' flows pooled.
     assert!(
-        text(&out.stdout).contains("1 published numbers compared"),
+        text(&out.stdout).contains("3 published numbers compared"),
         "{}",
         text(&out.stdout)
     );
     let report = fs::read_to_string(dir.join("runs/lh/report.md")).unwrap();
     assert!(
-        report.contains("| x | fct_avg | inter | bifrost vs pfc |"),
+        report.contains("| x | fct_avg | inter | bifrost vs pfc | run.seed=1 |"),
         "{report}"
+    );
+    assert!(
+        report.contains("| x | fct_avg | inter | bifrost vs pfc | seeds=pooled |"),
+        "{report}"
+    );
+    let csv = fs::read_to_string(dir.join("runs/lh/report.csv")).unwrap();
+    let flows = |run: &str| -> u64 {
+        // Run and point are quoted (they hold commas): count from the end.
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("\"{run}\"")))
+            .expect(run);
+        line.rsplit(',').nth(8).unwrap().parse().unwrap()
+    };
+    assert_eq!(
+        flows("variant=pfc,seeds=pooled"),
+        flows("variant=pfc,run.seed=1") + flows("variant=pfc,run.seed=2"),
+        "the pooled row holds both seeds' flows"
     );
     let csv = fs::read_to_string(dir.join("runs/lh/report.csv")).unwrap();
     for line in csv.lines().skip(1) {
         assert!(line.ends_with(",0"), "a drop: {line}");
     }
-    let trace = fs::read_to_string(dir.join("runs/lh/variant=bifrost/bifrost_trace.csv")).unwrap();
+    let trace =
+        fs::read_to_string(dir.join("runs/lh/variant=bifrost,run.seed=1/bifrost_trace.csv"))
+            .unwrap();
     let mut lines = trace.lines();
     assert_eq!(
         lines.next(),
@@ -428,7 +452,7 @@ reduction = 0.1
         &[
             "plot",
             "bifrost",
-            "runs/lh/variant=bifrost",
+            "runs/lh/variant=bifrost,run.seed=1",
             "--node",
             &node.to_string(),
             "--port",

@@ -20,7 +20,10 @@
 //!
 //! After the runs, the sweep directory gets `report.csv` (one row per run
 //! and group) and `report.md` (the published reductions and ours side by
-//! side, then the per-run numbers).
+//! side, then the per-run numbers). When `run.seed` is an axis, each set
+//! of runs that differ only in their seed also gets a pooled row (point
+//! `seeds=pooled`): statistics over all their flows together, counters
+//! averaged over the runs.
 
 use crate::analyze::read_flows;
 use crate::sweep::{Axis, PlannedRun, Sweep};
@@ -397,6 +400,10 @@ pub fn collect(
     runs: &[PlannedRun],
 ) -> Result<Vec<RunNumbers>, ExperimentError> {
     let mut out = Vec::new();
+    // Flows of the runs that differ only in `run.seed`, pooled: (variant,
+    // the other axes) -> (flows, per-run counters, seeds).
+    type Pool = (Vec<stats::FlowRecord>, Vec<[f64; 3]>, usize);
+    let mut pools: Vec<((String, String), Pool)> = Vec::new();
     for r in runs {
         let rd = dir.join(&r.name);
         let flows = rd.join("flows.csv");
@@ -404,6 +411,39 @@ pub fn collect(
             continue;
         }
         let records = read_flows(&flows)?;
+        if r.values.iter().any(|(k, _)| k == "run.seed") {
+            let key_variant = r
+                .values
+                .iter()
+                .find(|(k, _)| k == "variant")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            let rest: Vec<String> = r
+                .values
+                .iter()
+                .filter(|(k, _)| k != "variant" && k != "run.seed")
+                .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
+                .collect();
+            let mut rest = rest.join(",");
+            if !rest.is_empty() {
+                rest.push(',');
+            }
+            rest.push_str("seeds=pooled");
+            let counters = [
+                summary_number(&rd, &["counters", "host_paused_ns"]),
+                summary_number(&rd, &["counters", "retransmitted_bytes"]),
+                summary_number(&rd, &["counters", "drops"]),
+            ];
+            let key = (key_variant, rest);
+            match pools.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, pool)) => {
+                    pool.0.extend(records.iter().cloned());
+                    pool.1.push(counters);
+                    pool.2 += 1;
+                }
+                None => pools.push((key, (records.clone(), vec![counters], 1))),
+            }
+        }
         let variant = r
             .values
             .iter()
@@ -429,6 +469,27 @@ pub fn collect(
             host_paused_ns: summary_number(&rd, &["counters", "host_paused_ns"]),
             retransmitted: summary_number(&rd, &["counters", "retransmitted_bytes"]),
             drops: summary_number(&rd, &["counters", "drops"]),
+        });
+    }
+    // Pooled rows where several seeds ran: the flows of all of them
+    // together, the counters averaged over the runs.
+    for ((variant, point), (records, counters, n)) in pools {
+        if n < 2 {
+            continue;
+        }
+        let mean = |i: usize| counters.iter().map(|c| c[i]).sum::<f64>() / n as f64;
+        out.push(RunNumbers {
+            run: format!("variant={variant},{point}"),
+            groups: spec
+                .groups
+                .iter()
+                .map(|(_, d)| group_stats(&records, d))
+                .collect(),
+            host_paused_ns: mean(0),
+            retransmitted: mean(1),
+            drops: mean(2),
+            variant,
+            point,
         });
     }
     Ok(out)
@@ -517,7 +578,7 @@ pub fn write_report(
         for ((g, _), s) in spec.groups.iter().zip(&n.groups) {
             let _ = writeln!(
                 csv,
-                "{},{},\"{}\",{g},{},{},{},{},{},{},{},{},{}",
+                "\"{}\",{},\"{}\",{g},{},{},{},{},{},{},{},{},{}",
                 n.run,
                 n.variant,
                 n.point,

@@ -52,9 +52,13 @@ impl Simulation {
             c.peak_ingress = c.peak_ingress.max(held);
             let state = sw.mmu.ingress_state(in_local, class);
             let now = self.now;
-            self.ports[in_port as usize]
-                .fc
-                .after_admit(now, class, pkt.size, state, &mut self.outbox);
+            self.ports[in_port as usize].fc.after_admit(
+                now,
+                class,
+                pkt.size,
+                state,
+                &mut self.outbox,
+            );
             self.apply_fc_outbox(in_port);
         }
         let op = &mut self.ports[out_port as usize];
@@ -159,9 +163,13 @@ impl Simulation {
         // The ingress may now be below XON.
         let in_port = sw.first_port + in_local as u32;
         let state = sw.mmu.ingress_state(in_local, class);
-        self.ports[in_port as usize]
-            .fc
-            .after_release(now, class, pkt.size, state, &mut self.outbox);
+        self.ports[in_port as usize].fc.after_release(
+            now,
+            class,
+            pkt.size,
+            state,
+            &mut self.outbox,
+        );
         self.apply_fc_outbox(in_port);
         Some(pkt)
     }
