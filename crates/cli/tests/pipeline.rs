@@ -467,3 +467,55 @@ reduction = 0.1
         .contains("<svg"));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Drops at ports given `fc = "lossy"` are not lossless drops: the run
+/// exits 0 and the summary counts them apart, while the same drops under
+/// PFC would fail it.
+#[test]
+fn drops_at_lossy_ports_do_not_break_the_lossless_promise() {
+    let dir = workdir("lossy-port");
+    let cfg = |fc: &str| {
+        format!(
+            r#"[topology]
+kind = "star"
+hosts = 4
+
+[workload]
+kind = "incast"
+senders = [0, 1, 2]
+receiver = 3
+size = "300KB"
+
+[cc]
+kind = "none"
+
+[[ports.at]]
+node = 4
+port = 0
+xoff = "10KB"
+headroom = "0B"
+fc = "{fc}"
+"#
+        )
+    };
+    fs::write(dir.join("lossy.toml"), cfg("lossy")).unwrap();
+    let out = rdmasim(&dir, &["run", "lossy.toml", "--out", "lossy"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("lossy/summary.json")).unwrap()).unwrap();
+    let counters = &summary["counters"];
+    assert!(counters["drops"].as_u64().unwrap() > 0, "{counters}");
+    assert_eq!(counters["lossless_drops"].as_u64(), Some(0), "{counters}");
+    assert_eq!(summary["flows"]["unfinished"].as_u64(), Some(0));
+    // The same port under PFC with no headroom drops too, and fails the run.
+    fs::write(dir.join("pfc.toml"), cfg("pfc")).unwrap();
+    let out = rdmasim(&dir, &["run", "pfc.toml", "--out", "pfc"]);
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("pfc/summary.json")).unwrap()).unwrap();
+    let lossless = summary["counters"]["lossless_drops"].as_u64().unwrap();
+    assert_eq!(lossless, summary["counters"]["drops"].as_u64().unwrap());
+    if lossless > 0 {
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -348,7 +348,14 @@ fn summarize(
         slowdown: size_buckets(records, &DEFAULT_SIZE_EDGES),
         counters: Counters {
             drops,
-            lossless_drops: if net.pfc.enabled { drops } else { 0 },
+            // Drops at ports under flow control: a port given `fc =
+            // "lossy"` (or a fabric with PFC off) may drop by design.
+            lossless_drops: results
+                .ports
+                .iter()
+                .filter(|p| p.lossless)
+                .map(|p| p.counters.drops.iter().sum::<u64>())
+                .sum(),
             pause_frames: results.pause_frames(),
             resume_frames: results.resume_frames(),
             paused_ns: results.paused_ps() / 1_000,
@@ -393,8 +400,8 @@ fn invariants(
     let lossless = summary.counters.lossless_drops;
     if lossless > 0 {
         out.push(format!(
-            "{} dropped in a lossless (PFC) fabric; PFC headroom is too small or the buffer \
-             too shallow for this load",
+            "{} dropped at ports under hop-by-hop flow control (a lossless fabric); the \
+             headroom is too small or the buffer too shallow for this load",
             plural(lossless, "packet", "packets")
         ));
     }

@@ -76,6 +76,9 @@ pub struct PortReport {
     pub counters: PortCounters,
     /// Flow-control frames and paused time.
     pub fc: FcCounters,
+    /// Whether this port's ingress is under hop-by-hop flow control (a
+    /// drop there breaks a lossless promise); false for `Lossy` ports.
+    pub lossless: bool,
 }
 
 /// Everything a run reports.
@@ -195,6 +198,7 @@ impl Simulation {
                 is_switch: !p.is_host,
                 counters: p.c.clone(),
                 fc: p.fc.counters(now),
+                lossless: !matches!(p.fc, crate::fc::AnyFc::Lossy(_)),
             })
             .collect();
         let switch_peak_bytes = self
