@@ -376,21 +376,32 @@ impl RunNumbers {
     }
 }
 
-fn summary_number(dir: &Path, path: &[&str]) -> f64 {
+/// A run's host pause time, retransmitted bytes and drops from its
+/// `summary.json` (NaN where missing), read once.
+fn summary_counters(dir: &Path) -> [f64; 3] {
     let v = fs::read_to_string(dir.join("summary.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-    let mut cur = match &v {
-        Some(v) => v,
-        None => return f64::NAN,
+    let get = |key: &str| {
+        v.as_ref()
+            .and_then(|v| v.get("counters")?.get(key)?.as_f64())
+            .unwrap_or(f64::NAN)
     };
-    for p in path {
-        match cur.get(p) {
-            Some(x) => cur = x,
-            None => return f64::NAN,
-        }
-    }
-    cur.as_f64().unwrap_or(f64::NAN)
+    [
+        get("host_paused_ns"),
+        get("retransmitted_bytes"),
+        get("drops"),
+    ]
+}
+
+/// A run's axis values but `skip`, as `k=v` joined by commas.
+fn point_of(r: &PlannedRun, skip: &[&str]) -> String {
+    r.values
+        .iter()
+        .filter(|(k, _)| !skip.contains(&k.as_str()))
+        .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Read the numbers of every run of the sweep that has a directory.
@@ -411,30 +422,20 @@ pub fn collect(
             continue;
         }
         let records = read_flows(&flows)?;
+        let variant = r
+            .values
+            .iter()
+            .find(|(k, _)| k == "variant")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let counters = summary_counters(&rd);
         if r.values.iter().any(|(k, _)| k == "run.seed") {
-            let key_variant = r
-                .values
-                .iter()
-                .find(|(k, _)| k == "variant")
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default();
-            let rest: Vec<String> = r
-                .values
-                .iter()
-                .filter(|(k, _)| k != "variant" && k != "run.seed")
-                .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
-                .collect();
-            let mut rest = rest.join(",");
+            let mut rest = point_of(r, &["variant", "run.seed"]);
             if !rest.is_empty() {
                 rest.push(',');
             }
             rest.push_str("seeds=pooled");
-            let counters = [
-                summary_number(&rd, &["counters", "host_paused_ns"]),
-                summary_number(&rd, &["counters", "retransmitted_bytes"]),
-                summary_number(&rd, &["counters", "drops"]),
-            ];
-            let key = (key_variant, rest);
+            let key = (variant.clone(), rest);
             match pools.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, pool)) => {
                     pool.0.extend(records.iter().cloned());
@@ -444,31 +445,18 @@ pub fn collect(
                 None => pools.push((key, (records.clone(), vec![counters], 1))),
             }
         }
-        let variant = r
-            .values
-            .iter()
-            .find(|(k, _)| k == "variant")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default();
-        let point = r
-            .values
-            .iter()
-            .filter(|(k, _)| k != "variant")
-            .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
-            .collect::<Vec<_>>()
-            .join(",");
         out.push(RunNumbers {
             run: r.name.clone(),
+            point: point_of(r, &["variant"]),
             variant,
-            point,
             groups: spec
                 .groups
                 .iter()
                 .map(|(_, d)| group_stats(&records, d))
                 .collect(),
-            host_paused_ns: summary_number(&rd, &["counters", "host_paused_ns"]),
-            retransmitted: summary_number(&rd, &["counters", "retransmitted_bytes"]),
-            drops: summary_number(&rd, &["counters", "drops"]),
+            host_paused_ns: counters[0],
+            retransmitted: counters[1],
+            drops: counters[2],
         });
     }
     // Pooled rows where several seeds ran: the flows of all of them

@@ -264,20 +264,7 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
                     "expected a table of key = value",
                 ));
             };
-            let mut keys = Vec::new();
-            for (key, item) in t.iter() {
-                let field = format!("{vfield}.\"{key}\"");
-                let line = at(&format!("{vfield}.{key}"));
-                parse_path(key).map_err(|m| input_err(file, line, &field, m))?;
-                let Some(v) = item.as_value() else {
-                    return Err(input_err(file, line, &field, "expected a value"));
-                };
-                keys.push(Axis {
-                    key: key.to_string(),
-                    values: vec![v.clone()],
-                    line,
-                });
-            }
+            let keys = key_values(file, t, &vfield, &at, &|_| None)?;
             variants.push((vname.to_string(), keys));
         }
         if variants.is_empty() {
@@ -379,22 +366,10 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
                 "expected a table of key = value",
             ));
         };
-        for (key, item) in table.iter() {
-            let field = format!("set.\"{key}\"");
-            let line = at(&format!("set.{key}"));
-            parse_path(key).map_err(|m| input_err(file, line, &field, m))?;
-            if axes.contains_key(key) {
-                return Err(input_err(file, line, &field, "is also an axis; keep one"));
-            }
-            let Some(v) = item.as_value() else {
-                return Err(input_err(file, line, &field, "expected a value"));
-            };
-            set.push(Axis {
-                key: key.to_string(),
-                values: vec![v.clone()],
-                line,
-            });
-        }
+        set = key_values(file, table, "set", &at, &|key| {
+            axes.contains_key(key)
+                .then_some("is also an axis; keep one")
+        })?;
     }
     let base = dir.join(&base_rel);
     let base_text = fs::read_to_string(&base).map_err(|e| {
@@ -432,6 +407,36 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
         variants,
         report,
     })
+}
+
+/// The `key = value` lines of `[set]` or of a `[variants.<name>]` table
+/// (`section`), each key a config key path, as axes of one value each.
+/// `reject` may refuse a key with a reason.
+fn key_values(
+    file: &str,
+    table: &dyn TableLike,
+    section: &str,
+    at: &dyn Fn(&str) -> Option<usize>,
+    reject: &dyn Fn(&str) -> Option<&'static str>,
+) -> Result<Vec<Axis>, ExperimentError> {
+    let mut out = Vec::new();
+    for (key, item) in table.iter() {
+        let field = format!("{section}.\"{key}\"");
+        let line = at(&format!("{section}.{key}"));
+        parse_path(key).map_err(|m| input_err(file, line, &field, m))?;
+        if let Some(why) = reject(key) {
+            return Err(input_err(file, line, &field, why));
+        }
+        let Some(v) = item.as_value() else {
+            return Err(input_err(file, line, &field, "expected a value"));
+        };
+        out.push(Axis {
+            key: key.to_string(),
+            values: vec![v.clone()],
+            line,
+        });
+    }
+    Ok(out)
 }
 
 /// One segment of a key path: a key and an optional array index.
