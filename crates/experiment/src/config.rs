@@ -216,8 +216,26 @@ pub enum TopologyKind {
     /// joined by long-haul links ([`topo::crossdc`]); the defaults are the
     /// Swing/Bifrost setup.
     CrossDc,
+    /// Nodes and links listed in the config: `hosts` hosts (ids 0..),
+    /// `switches` switches (the ids after them), `links`. Parallel links
+    /// between two switches are allowed (ECMP spreads flows over them).
+    Links,
     /// A peer topology file.
     File,
+}
+
+/// One link of a `kind = "links"` topology.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkEntry {
+    /// One end (node id).
+    pub a: u32,
+    /// The other end.
+    pub b: u32,
+    /// Rate; default 100Gbps.
+    pub rate: Option<String>,
+    /// One-way delay, a duration or a fibre length (5 us/km); default 1us.
+    pub delay: Option<String>,
 }
 
 impl TopologyKind {
@@ -230,6 +248,7 @@ impl TopologyKind {
             TopologyKind::Star => "star",
             TopologyKind::Dumbbell => "dumbbell",
             TopologyKind::CrossDc => "cross_dc",
+            TopologyKind::Links => "links",
             TopologyKind::File => "file",
         }
     }
@@ -271,6 +290,7 @@ impl TopologyKind {
                 "long_delay",
                 "relays",
             ],
+            TopologyKind::Links => &["hosts", "switches", "links"],
             TopologyKind::File => &["path"],
         }
     }
@@ -302,8 +322,12 @@ pub struct TopologySection {
     pub hosts_per_leaf: Option<u32>,
     /// leaf_spine: host bandwidth over uplink bandwidth per leaf.
     pub oversubscription: Option<f64>,
-    /// star: hosts.
+    /// star, links: hosts.
     pub hosts: Option<u32>,
+    /// links: switches (numbered after the hosts).
+    pub switches: Option<u32>,
+    /// links: the links, `{ a, b, rate, delay }` each.
+    pub links: Option<Vec<LinkEntry>>,
     /// star: link rate.
     pub rate: Option<String>,
     /// dumbbell: hosts on the left switch.
@@ -347,6 +371,10 @@ pub enum WorkloadKind {
     Poisson,
     /// N-to-1 incast.
     Incast,
+    /// Long-lived bandwidth flows (perftest's bandwidth test).
+    Bulk,
+    /// Fixed-size latency probes at Poisson times (perftest's latency test).
+    Probes,
     /// A peer flow file.
     File,
 }
@@ -356,6 +384,8 @@ impl WorkloadKind {
         match self {
             WorkloadKind::Poisson => "poisson",
             WorkloadKind::Incast => "incast",
+            WorkloadKind::Bulk => "bulk",
+            WorkloadKind::Probes => "probes",
             WorkloadKind::File => "file",
         }
     }
@@ -381,6 +411,10 @@ impl WorkloadKind {
                 "pg",
                 "dport",
             ],
+            WorkloadKind::Bulk => &["hosts", "dsts", "flows", "size", "start", "pg", "dport"],
+            WorkloadKind::Probes => &[
+                "hosts", "dsts", "size", "interval", "start", "duration", "pg", "dport",
+            ],
             WorkloadKind::File => &["path"],
         }
     }
@@ -396,11 +430,12 @@ pub struct WorkloadSection {
     pub load: Option<f64>,
     /// poisson: `websearch`, `fb_hadoop`, or a CDF file relative to the config.
     pub cdf: Option<String>,
-    /// poisson: length of the arrival window.
+    /// poisson, probes: length of the arrival window.
     pub duration: Option<String>,
-    /// poisson, incast: start time; default `0s`.
+    /// poisson, incast, bulk, probes: start time; default `0s`.
     pub start: Option<String>,
-    /// poisson: the hosts that take part; default all.
+    /// poisson: the hosts that take part; default all. bulk, probes: the
+    /// senders (required).
     pub hosts: Option<Vec<u32>>,
     /// poisson: with it, `hosts` only send and every flow goes to one of
     /// these (not its source); default: the other hosts of `hosts`.
@@ -413,8 +448,12 @@ pub struct WorkloadSection {
     pub senders_count: Option<u32>,
     /// incast: the receiver.
     pub receiver: Option<u32>,
-    /// incast: bytes per sender.
+    /// incast: bytes per sender; bulk, probes: bytes per flow.
     pub size: Option<String>,
+    /// bulk: how many flows, spread over `hosts` in turn; default 1.
+    pub flows: Option<u32>,
+    /// probes: mean time between one sender's probes (Poisson).
+    pub interval: Option<String>,
     /// file: the peer flow file, relative to the config's directory.
     pub path: Option<String>,
     /// Priority class; default 3.
@@ -1103,7 +1142,7 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<(Topology, Option<topo
     let set = set_keys!(t; k, pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, leaves,
         spines, hosts_per_leaf, oversubscription, hosts, rate, left, right, bottleneck_rate,
         host_rate, fabric_rate, delay, path, dcs, long_links, long_rate, long_length, long_delay,
-        relays);
+        relays, switches, links);
     cx.only_keys("topology", kind.name(), &set, kind.keys())?;
     let why = format!("kind = \"{}\"", kind.name());
     let rate = |key: &str, v: &Option<String>, default: &str| -> R<Rate> {
@@ -1253,6 +1292,7 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<(Topology, Option<topo
                 l.build()
             })
         }
+        TopologyKind::Links => return build_link_list(cx, t, &why).map(|topo| (topo, None)),
         TopologyKind::File => {
             let rel = cx.required(&t.path, "topology.path", &why)?;
             let (text, name) = cx.read("topology.path", &rel, "topology file")?;
@@ -1277,6 +1317,46 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<(Topology, Option<topo
     })?;
     topo.validate(cx.file, None)?;
     Ok((topo, layout))
+}
+
+/// A `kind = "links"` topology: every error names `topology.links[i].<field>`.
+fn build_link_list(cx: &Ctx<'_>, t: &TopologySection, why: &str) -> R<Topology> {
+    let hosts = cx.required(&t.hosts, "topology.hosts", why)?;
+    let switches = cx.required(&t.switches, "topology.switches", why)?;
+    let entries = cx.required(&t.links, "topology.links", why)?;
+    let n = hosts + switches;
+    let mut kinds = vec![topo::NodeKind::Host; hosts as usize];
+    kinds.resize(n as usize, topo::NodeKind::Switch);
+    let mut links = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let at = |f: &str| format!("topology.links[{i}].{f}");
+        for (f, x) in [("a", e.a), ("b", e.b)] {
+            if x >= n {
+                return Err(cx.err(
+                    &at(f),
+                    format!(
+                        "node {x} does not exist ({hosts} hosts and {switches} switches: 0-{})",
+                        n.saturating_sub(1)
+                    ),
+                ));
+            }
+        }
+        let rate = cx.rate(&at("rate"), e.rate.as_deref().unwrap_or(DEFAULT_LINK_RATE))?;
+        let delay = cx.delay(
+            &at("delay"),
+            e.delay.as_deref().unwrap_or(DEFAULT_LINK_DELAY),
+        )?;
+        links.push(topo::LinkSpec::new(e.a, e.b, rate, delay));
+    }
+    let topo = Topology { kinds, links };
+    topo.validate(cx.file, None).map_err(|e| {
+        let field = match e.field.strip_prefix("link ") {
+            Some(i) => format!("topology.links[{i}]"),
+            None => format!("topology.{}", e.field),
+        };
+        cx.err(&field, e.msg)
+    })?;
+    Ok(topo)
 }
 
 /// Each host's link rate.
@@ -1382,7 +1462,7 @@ fn build_generator(
 ) -> R<Vec<FlowSpec>> {
     let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
     let set = set_keys!(w; load, cdf, duration, start, hosts, dsts, host_rate, senders, senders_count,
-        receiver, size, path, pg, dport);
+        receiver, size, flows, interval, path, pg, dport);
     cx.only_keys(sec, kind.name(), &set, kind.keys())?;
     let key = |k: &str| format!("{sec}.{k}");
     let why = format!("kind = \"{}\"", kind.name());
@@ -1532,6 +1612,37 @@ fn build_generator(
                 ));
             }
             Ok(flows)
+        }
+        WorkloadKind::Bulk | WorkloadKind::Probes => {
+            let hosts = cx.required(&w.hosts, &key("hosts"), &why)?;
+            let dsts = cx.required(&w.dsts, &key("dsts"), &why)?;
+            for (field, list) in [("hosts", &hosts), ("dsts", &dsts)] {
+                if list.is_empty() {
+                    return Err(cx.err(&key(field), "lists no host"));
+                }
+                for &n in list {
+                    check_node(cx, &key(field), topo, n)?;
+                }
+            }
+            let size = cx.required(&w.size, &key("size"), &why)?;
+            let size = cx.positive_bytes(&key("size"), &size)?;
+            let dport = w.dport.unwrap_or(DEFAULT_DPORT);
+            let made = if kind == WorkloadKind::Bulk {
+                let flows = w.flows.unwrap_or(1);
+                if flows == 0 {
+                    return Err(cx.err(&key("flows"), "must be at least 1"));
+                }
+                workload::bulk(&hosts, &dsts, flows, size, start, pg, dport)
+            } else {
+                let interval = cx.required(&w.interval, &key("interval"), &why)?;
+                let interval = cx.positive_time(&key("interval"), &interval)?;
+                let duration = cx.required(&w.duration, &key("duration"), &why)?;
+                let duration = cx.positive_time(&key("duration"), &duration)?;
+                workload::probes(
+                    &hosts, &dsts, size, interval, start, duration, seed, pg, dport,
+                )
+            };
+            made.map_err(|m| cx.err(&key("dsts"), m))
         }
         WorkloadKind::File => {
             let rel = cx.required(&w.path, &key("path"), &why)?;
@@ -2317,6 +2428,86 @@ size = "10KB"
         assert_eq!(s.flows[0].dport, DEFAULT_INCAST_DPORT);
         assert_eq!(s.net.cc, CcConfig::None);
         assert_eq!(s.net.stop_time, Some(Time::from_ns(1_000_000_000)));
+    }
+
+    const LINKS: &str = r#"
+[topology]
+kind = "links"
+hosts = 3
+switches = 2
+links = [
+    { a = 0, b = 3 },
+    { a = 1, b = 3 },
+    { a = 2, b = 4, rate = "40Gbps" },
+    { a = 3, b = 4, delay = "80km" },
+    { a = 3, b = 4, delay = "80km" },
+]
+
+[workload]
+kind = "bulk"
+hosts = [0, 1]
+dsts = [2]
+flows = 5
+size = "1MB"
+start = "1us"
+
+[[workload.extra]]
+kind = "probes"
+hosts = [0]
+dsts = [2]
+size = "8KB"
+interval = "10us"
+start = "1ms"
+duration = "1ms"
+dport = 300
+"#;
+
+    #[test]
+    fn a_link_list_topology_with_bulk_flows_and_probes() {
+        let s = build_scenario(&parse_config(LINKS, "t.toml").unwrap(), Path::new("")).unwrap();
+        assert_eq!(s.topo.hosts(), vec![0, 1, 2]);
+        assert_eq!(s.topo.links.len(), 5);
+        assert_eq!(s.topo.links[2].rate, Rate::gbps(40));
+        // 80 km of fibre at 5 us/km; the default delay elsewhere.
+        assert_eq!(s.topo.links[3].delay, Delta::from_us(400));
+        assert_eq!(s.topo.links[0].delay, Delta::from_us(1));
+        let bulk: Vec<_> = s
+            .flows
+            .iter()
+            .filter(|f| f.dport == DEFAULT_DPORT)
+            .collect();
+        assert_eq!(bulk.len(), 5);
+        assert_eq!(bulk.iter().filter(|f| f.src == 0).count(), 3);
+        assert!(bulk.iter().all(|f| f.dst == 2 && f.size == 1_000_000));
+        let probes: Vec<_> = s.flows.iter().filter(|f| f.dport == 300).collect();
+        // ~100 probes at a 10 us mean gap over 1 ms.
+        assert!((60..140).contains(&probes.len()), "{}", probes.len());
+        assert!(probes.iter().all(|f| f.src == 0 && f.size == 8_000));
+    }
+
+    #[test]
+    fn a_bad_link_list_names_the_link_and_field() {
+        let e = err_of(&LINKS.replace("{ a = 2, b = 4, rate", "{ a = 2, b = 9, rate"));
+        assert!(
+            e.contains("topology.links[2].b") && e.contains("does not exist"),
+            "{e}"
+        );
+        let e = err_of(&LINKS.replace("rate = \"40Gbps\"", "rate = \"40Gbs\""));
+        assert!(e.contains("topology.links[2].rate"), "{e}");
+        let e = err_of(&LINKS.replace("switches = 2\n", ""));
+        assert!(
+            e.contains("topology.switches") && e.contains("missing"),
+            "{e}"
+        );
+        let e = err_of(&LINKS.replace("flows = 5", "flows = 0"));
+        assert!(
+            e.contains("workload.flows") && e.contains("at least 1"),
+            "{e}"
+        );
+        let e = err_of(&LINKS.replace("interval = \"10us\"\n", ""));
+        assert!(e.contains("workload.extra[0].interval"), "{e}");
+        let e = err_of(&LINKS.replace("dsts = [2]\nflows", "dsts = [3]\nflows"));
+        assert!(e.contains("workload.dsts") && e.contains("switch"), "{e}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Flow generators: Poisson arrivals over a size CDF, N-to-1 incast, and
-//! merging of flow lists.
+//! Flow generators: Poisson arrivals over a size CDF, N-to-1 incast,
+//! long-lived bandwidth flows, latency probes, and merging of flow lists.
 
 use crate::{FlowSpec, SizeCdf};
 use engine::{Delta, Rate, Rng, Time};
@@ -159,6 +159,100 @@ pub fn incast(
             dport,
         })
         .collect()
+}
+
+/// Long-lived "bandwidth" flows, like perftest's bandwidth test: `flows`
+/// flows of `size` bytes, all starting at `start`. Flow i comes from
+/// `senders[i % senders.len()]` and goes to the `i / senders.len()`-th
+/// destination of `dsts` in turn (skipping the sender itself), so a count
+/// that is not a multiple of the senders gives the first senders one flow
+/// more. Numbered from 0 in that order.
+pub fn bulk(
+    senders: &[u32],
+    dsts: &[u32],
+    flows: u32,
+    size: u64,
+    start: Time,
+    pg: u8,
+    dport: u16,
+) -> Result<Vec<FlowSpec>, String> {
+    if senders.is_empty() {
+        return Err("bandwidth flows need at least one sender".into());
+    }
+    let mut out = Vec::with_capacity(flows as usize);
+    for i in 0..flows as usize {
+        let src = senders[i % senders.len()];
+        let own: Vec<u32> = dsts.iter().copied().filter(|&d| d != src).collect();
+        if own.is_empty() {
+            return Err(format!("host {src} has no destination but itself"));
+        }
+        let dst = own[(i / senders.len()) % own.len()];
+        out.push(FlowSpec {
+            id: i as u32,
+            src,
+            dst,
+            size,
+            start,
+            pg,
+            dport,
+        });
+    }
+    Ok(out)
+}
+
+/// The [`Rng`] stream kind of a host's probe arrivals ([`probes`]).
+pub const PROBE_STREAM_KIND: u32 = 2;
+
+/// Latency probes, like perftest's latency test: each sender starts flows
+/// of `size` bytes at Poisson times with mean gap `interval` (so the probes
+/// see the network's time averages), from one gap after `start` until
+/// `start + duration`, to the destinations of `dsts` in turn (skipping
+/// itself). Sender `h` draws its gaps from `Rng::stream(seed, 2, h)`; times
+/// are rounded to whole nanoseconds. Sorted by `(start, src)`, numbered
+/// from 0.
+#[allow(clippy::too_many_arguments)]
+pub fn probes(
+    senders: &[u32],
+    dsts: &[u32],
+    size: u64,
+    interval: Delta,
+    start: Time,
+    duration: Delta,
+    seed: u64,
+    pg: u8,
+    dport: u16,
+) -> Result<Vec<FlowSpec>, String> {
+    if interval == Delta::ZERO {
+        return Err("the probe interval must be greater than zero".into());
+    }
+    let mean_gap_ns = interval.ps() as f64 / 1e3;
+    let mut out = Vec::new();
+    for &src in senders {
+        let own: Vec<u32> = dsts.iter().copied().filter(|&d| d != src).collect();
+        if own.is_empty() {
+            return Err(format!("host {src} has no destination but itself"));
+        }
+        let mut rng = Rng::stream(seed, PROBE_STREAM_KIND, u64::from(src));
+        let mut t_ns = 0.0f64;
+        for k in 0.. {
+            t_ns += rng.exponential(mean_gap_ns);
+            let off_ps = t_ns.round() * 1e3;
+            if off_ps >= duration.ps() as f64 {
+                break;
+            }
+            out.push(FlowSpec {
+                id: 0,
+                src,
+                dst: own[k % own.len()],
+                size,
+                start: start + Delta::from_ps(off_ps as u64),
+                pg,
+                dport,
+            });
+        }
+    }
+    sort_and_number(&mut out);
+    Ok(out)
 }
 
 /// Merge flow lists into one: stable-sorted by `(start, src)` (ties keep
@@ -329,5 +423,56 @@ mod tests {
             vec![1, 2, 4]
         );
         assert!(m.iter().enumerate().all(|(i, f)| f.id == i as u32));
+    }
+
+    #[test]
+    fn bulk_spreads_flows_over_senders_and_destinations() {
+        let f = bulk(&[0, 1, 2], &[5, 6], 7, 1_000, Time::from_ns(3), 3, 100).unwrap();
+        let pairs: Vec<(u32, u32)> = f.iter().map(|f| (f.src, f.dst)).collect();
+        // Round robin over senders; each sender's k-th flow to its k-th dst.
+        assert_eq!(
+            pairs,
+            vec![(0, 5), (1, 5), (2, 5), (0, 6), (1, 6), (2, 6), (0, 5)]
+        );
+        assert!(f
+            .iter()
+            .all(|f| f.size == 1_000 && f.start == Time::from_ns(3)));
+        assert!(f.iter().enumerate().all(|(i, f)| f.id == i as u32));
+        // A sender is never its own destination.
+        let g = bulk(&[5, 6], &[5, 6], 2, 1, Time::ZERO, 3, 100).unwrap();
+        assert_eq!(g.iter().map(|f| f.dst).collect::<Vec<_>>(), vec![6, 5]);
+        assert!(bulk(&[5], &[5], 1, 1, Time::ZERO, 3, 100).is_err());
+        assert!(bulk(&[], &[5], 1, 1, Time::ZERO, 3, 100).is_err());
+    }
+
+    #[test]
+    fn probes_arrive_at_the_mean_interval_within_the_window() {
+        let start = Time::from_ns(1_000_000);
+        let window = Delta::from_ms(100);
+        let gap = Delta::from_us(50);
+        let p = probes(&[1, 2], &[7], 8_192, gap, start, window, 4, 3, 300).unwrap();
+        for src in [1, 2] {
+            let n = p.iter().filter(|f| f.src == src).count() as f64;
+            // 2,000 expected per sender; a Poisson count is within 4 sigma.
+            assert!((n - 2_000.0).abs() < 4.0 * 2_000f64.sqrt(), "{src}: {n}");
+        }
+        assert!(p
+            .iter()
+            .all(|f| f.start > start && f.start < start + window));
+        assert!(p
+            .iter()
+            .all(|f| f.dst == 7 && f.size == 8_192 && f.dport == 300));
+        assert!(p.windows(2).all(|w| w[0].start <= w[1].start));
+        // Same seed, same flows; another seed, other times.
+        assert_eq!(
+            p,
+            probes(&[1, 2], &[7], 8_192, gap, start, window, 4, 3, 300).unwrap()
+        );
+        assert_ne!(
+            p,
+            probes(&[1, 2], &[7], 8_192, gap, start, window, 5, 3, 300).unwrap()
+        );
+        assert!(probes(&[7], &[7], 1, gap, start, window, 4, 3, 300).is_err());
+        assert!(probes(&[1], &[7], 1, Delta::ZERO, start, window, 4, 3, 300).is_err());
     }
 }

@@ -8,7 +8,8 @@ mod peer;
 
 pub use cdf::{load_cdf, parse_cdf, SizeCdf};
 pub use generate::{
-    incast, merge, poisson, poisson_to, sort_and_number, PoissonSpec, POISSON_STREAM_KIND,
+    bulk, incast, merge, poisson, poisson_to, probes, sort_and_number, PoissonSpec,
+    POISSON_STREAM_KIND, PROBE_STREAM_KIND,
 };
 pub use peer::{
     load_peer_flows, load_peer_flows_with_lines, parse_peer_flows, parse_peer_flows_with_lines,
