@@ -205,11 +205,19 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
     )?;
     writeln!(
         o,
-        "flows: {}/{} finished{}",
+        "flows: {}/{} finished{}{}",
         s.flows.finished,
         s.flows.total,
         if s.flows.unfinished > 0 {
             format!(" ({} unfinished)", s.flows.unfinished)
+        } else {
+            String::new()
+        },
+        if s.flows.endless > 0 {
+            format!(
+                ", {} endless bandwidth flows running at the stop",
+                s.flows.endless
+            )
         } else {
             String::new()
         }

@@ -519,3 +519,55 @@ fc = "{fc}"
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Endless bandwidth flows (`kind = "bulk"` without a size) run until the
+/// stop time and do not fail the run, while a sized flow cut off by the
+/// stop time still does.
+#[test]
+fn endless_bandwidth_flows_are_not_unfinished_flows() {
+    let dir = workdir("endless");
+    let cfg = |size: &str| {
+        format!(
+            r#"[run]
+stop = "2ms"
+
+[topology]
+kind = "links"
+hosts = 2
+switches = 1
+links = [{{ a = 0, b = 2 }}, {{ a = 1, b = 2 }}]
+
+[workload]
+kind = "bulk"
+hosts = [0]
+dsts = [1]
+{size}
+
+[[workload.extra]]
+kind = "probes"
+hosts = [1]
+dsts = [0]
+size = "8KB"
+interval = "100us"
+duration = "1ms"
+dport = 300
+"#
+        )
+    };
+    fs::write(dir.join("endless.toml"), cfg("")).unwrap();
+    let out = rdmasim(&dir, &["run", "endless.toml", "--out", "endless"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("endless/summary.json")).unwrap())
+            .unwrap();
+    let flows = &summary["flows"];
+    assert_eq!(flows["endless"].as_u64(), Some(1), "{flows}");
+    assert_eq!(flows["unfinished"].as_u64(), Some(0), "{flows}");
+    assert!(flows["finished"].as_u64().unwrap() > 0, "{flows}");
+    // 1 GB at 100 Gb/s needs 80 ms: cut off at 2 ms, the run fails.
+    fs::write(dir.join("sized.toml"), cfg("size = \"1GB\"")).unwrap();
+    let out = rdmasim(&dir, &["run", "sized.toml", "--out", "sized"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("did not finish"));
+    fs::remove_dir_all(&dir).unwrap();
+}

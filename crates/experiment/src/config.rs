@@ -448,7 +448,8 @@ pub struct WorkloadSection {
     pub senders_count: Option<u32>,
     /// incast: the receiver.
     pub receiver: Option<u32>,
-    /// incast: bytes per sender; bulk, probes: bytes per flow.
+    /// incast: bytes per sender; probes: bytes per flow; bulk: bytes per
+    /// flow, default `"endless"` (until the stop time).
     pub size: Option<String>,
     /// bulk: how many flows, spread over `hosts` in turn; default 1.
     pub flows: Option<u32>,
@@ -1624,16 +1625,21 @@ fn build_generator(
                     check_node(cx, &key(field), topo, n)?;
                 }
             }
-            let size = cx.required(&w.size, &key("size"), &why)?;
-            let size = cx.positive_bytes(&key("size"), &size)?;
             let dport = w.dport.unwrap_or(DEFAULT_DPORT);
             let made = if kind == WorkloadKind::Bulk {
+                // Bandwidth flows run until the stop time unless sized.
+                let size = match w.size.as_deref() {
+                    None | Some("endless") => workload::ENDLESS,
+                    Some(v) => cx.positive_bytes(&key("size"), v)?,
+                };
                 let flows = w.flows.unwrap_or(1);
                 if flows == 0 {
                     return Err(cx.err(&key("flows"), "must be at least 1"));
                 }
                 workload::bulk(&hosts, &dsts, flows, size, start, pg, dport)
             } else {
+                let size = cx.required(&w.size, &key("size"), &why)?;
+                let size = cx.positive_bytes(&key("size"), &size)?;
                 let interval = cx.required(&w.interval, &key("interval"), &why)?;
                 let interval = cx.positive_time(&key("interval"), &interval)?;
                 let duration = cx.required(&w.duration, &key("duration"), &why)?;

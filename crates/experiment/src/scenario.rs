@@ -112,8 +112,17 @@ pub struct FlowCounts {
     pub total: u64,
     /// Flows whose last byte was acknowledged.
     pub finished: u64,
-    /// Flows that were not.
+    /// Flows that were not, other than `endless` ones.
     pub unfinished: u64,
+    /// Bandwidth flows meant to run until the stop time
+    /// ([`workload::ENDLESS`] bytes), still running at the end. Not
+    /// written when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub endless: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Network-wide counters of a run.
@@ -329,6 +338,10 @@ fn summarize(
 ) -> Summary {
     let total = records.len() as u64;
     let finished = records.iter().filter(|r| r.is_finished()).count() as u64;
+    let endless = records
+        .iter()
+        .filter(|r| !r.is_finished() && r.size == workload::ENDLESS)
+        .count() as u64;
     let drops = results.drops();
     Summary {
         name: name.to_string(),
@@ -343,7 +356,8 @@ fn summarize(
         flows: FlowCounts {
             total,
             finished,
-            unfinished: total - finished,
+            unfinished: total - finished - endless,
+            endless,
         },
         slowdown: size_buckets(records, &DEFAULT_SIZE_EDGES),
         counters: Counters {
@@ -415,7 +429,7 @@ fn invariants(
         };
         out.push(format!(
             "{unfinished} of {} did not finish before the run ended at {} ({stop})",
-            plural(n_flows as u64, "flow", "flows"),
+            plural(n_flows as u64 - summary.flows.endless, "flow", "flows"),
             output::fmt_time(results.end_time),
         ));
     }

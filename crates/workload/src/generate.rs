@@ -161,6 +161,11 @@ pub fn incast(
         .collect()
 }
 
+/// The size of a bandwidth flow meant to run until the stop time: 1 PB,
+/// which no simulated run carries (80,000 s at 100 Gb/s). A run does not
+/// count such flows as unfinished.
+pub const ENDLESS: u64 = 1_000_000_000_000_000;
+
 /// Long-lived "bandwidth" flows, like perftest's bandwidth test: `flows`
 /// flows of `size` bytes, all starting at `start`. Flow i comes from
 /// `senders[i % senders.len()]` and goes to the `i / senders.len()`-th

@@ -8,7 +8,7 @@ mod peer;
 
 pub use cdf::{load_cdf, parse_cdf, SizeCdf};
 pub use generate::{
-    bulk, incast, merge, poisson, poisson_to, probes, sort_and_number, PoissonSpec,
+    bulk, incast, merge, poisson, poisson_to, probes, sort_and_number, PoissonSpec, ENDLESS,
     POISSON_STREAM_KIND, PROBE_STREAM_KIND,
 };
 pub use peer::{
