@@ -385,6 +385,7 @@ name = "lh"
 [report]
 baseline = "pfc"
 groups = { inter = "cross:4" }
+ports = { host0 = "0:0" }
 
 [[report.paper]]
 target = "x"
@@ -412,6 +413,14 @@ reduction = 0.1
         report.contains("| x | fct_avg | inter | bifrost vs pfc | seeds=pooled |"),
         "{report}"
     );
+    // Host 0's NIC sent something, at most its 100 Gb/s line rate.
+    let rate_row = report
+        .lines()
+        .find(|l| l.starts_with("| variant=pfc,run.seed=1 |") && l.matches('|').count() == 3)
+        .expect("a port-rate row");
+    let gbps: f64 = rate_row.split('|').nth(2).unwrap().trim().parse().unwrap();
+    assert!(gbps > 0.0 && gbps <= 100.0, "{rate_row}");
+    assert!(report.contains("| run | host0 (0:0) |"), "{report}");
     let csv = fs::read_to_string(dir.join("runs/lh/report.csv")).unwrap();
     let flows = |run: &str| -> u64 {
         // Run and point are quoted (they hold commas): count from the end.
@@ -465,6 +474,18 @@ reduction = 0.1
     assert!(fs::read_to_string(dir.join("b.svg"))
         .unwrap()
         .contains("<svg"));
+    // A port that is not "node:port" is bad input, named.
+    let bad = fs::read_to_string(dir.join("s.toml"))
+        .unwrap()
+        .replace("host0 = \"0:0\"", "host0 = \"0\"");
+    fs::write(dir.join("bad.toml"), bad).unwrap();
+    let out = rdmasim(&dir, &["sweep", "bad.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("report.ports.host0"),
+        "{}",
+        text(&out.stderr)
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 

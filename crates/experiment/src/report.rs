@@ -124,6 +124,9 @@ pub struct ReportSpec {
     pub groups: Vec<(String, GroupOf)>,
     /// Published numbers.
     pub paper: Vec<PaperRow>,
+    /// Switch or host ports whose average transmit rate each run reports:
+    /// name, node and local port (`[report] ports = { name = "node:port" }`).
+    pub ports: Vec<(String, u32, u16)>,
 }
 
 fn err(file: &str, text: &str, field: &str, msg: impl Into<String>) -> ExperimentError {
@@ -164,10 +167,10 @@ pub fn parse_report(
         }
     };
     for (k, _) in t.iter() {
-        if !["baseline", "groups", "paper"].contains(&k) {
+        if !["baseline", "groups", "paper", "ports"].contains(&k) {
             return Err(e(
                 &format!("report.{k}"),
-                "unknown key; [report] has baseline, groups and [[report.paper]]".into(),
+                "unknown key; [report] has baseline, groups, ports and [[report.paper]]".into(),
             ));
         }
     }
@@ -281,10 +284,35 @@ pub fn parse_report(
             });
         }
     }
+    let mut ports = Vec::new();
+    if let Some(p) = t.get("ports") {
+        let Some(p) = p.as_table_like() else {
+            return Err(e(
+                "report.ports",
+                "expected a table, e.g. { to_c = \"4:0\" } (node:port)".into(),
+            ));
+        };
+        for (name, v) in p.iter() {
+            let at = v.as_str().and_then(|s| {
+                let (n, l) = s.split_once(':')?;
+                Some((n.trim().parse::<u32>().ok()?, l.trim().parse::<u16>().ok()?))
+            });
+            match at {
+                Some((node, port)) => ports.push((name.to_string(), node, port)),
+                None => {
+                    return Err(e(
+                        &format!("report.ports.{name}"),
+                        "expected \"node:port\", e.g. \"4:0\" (port 0 of node 4)".into(),
+                    ))
+                }
+            }
+        }
+    }
     Ok(ReportSpec {
         baseline,
         groups,
         paper,
+        ports,
     })
 }
 
@@ -355,6 +383,9 @@ pub struct RunNumbers {
     pub retransmitted: f64,
     /// Frames dropped.
     pub drops: f64,
+    /// Average transmit rate of each of the spec's ports over the run,
+    /// Gb/s (NaN where unknown).
+    pub port_gbps: Vec<f64>,
 }
 
 impl RunNumbers {
@@ -394,6 +425,41 @@ fn summary_counters(dir: &Path) -> [f64; 3] {
     ]
 }
 
+/// Each port's bytes sent over the simulated time, in Gb/s, from the run's
+/// `ports.csv` and `summary.json` (NaN where missing).
+fn port_rates(dir: &Path, ports: &[(String, u32, u16)]) -> Vec<f64> {
+    if ports.is_empty() {
+        return Vec::new();
+    }
+    let sim_ns = fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("engine")?.get("sim_time_ns")?.as_f64())
+        .filter(|&t| t > 0.0);
+    let text = fs::read_to_string(dir.join("ports.csv")).unwrap_or_default();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (Some(cn), Some(cp), Some(ct), Some(sim_ns)) =
+        (col("node"), col("port"), col("tx_bytes"), sim_ns)
+    else {
+        return vec![f64::NAN; ports.len()];
+    };
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    ports
+        .iter()
+        .map(|(_, node, port)| {
+            rows.iter()
+                .find(|r| {
+                    r.get(cn).and_then(|v| v.parse::<u32>().ok()) == Some(*node)
+                        && r.get(cp).and_then(|v| v.parse::<u16>().ok()) == Some(*port)
+                })
+                .and_then(|r| r.get(ct)?.parse::<f64>().ok())
+                .map_or(f64::NAN, |bytes| bytes * 8.0 / sim_ns)
+        })
+        .collect()
+}
+
 /// A run's axis values but `skip`, as `k=v` joined by commas.
 fn point_of(r: &PlannedRun, skip: &[&str]) -> String {
     r.values
@@ -413,7 +479,7 @@ pub fn collect(
     let mut out = Vec::new();
     // Flows of the runs that differ only in `run.seed`, pooled: (variant,
     // the other axes) -> (flows, per-run counters, seeds).
-    type Pool = (Vec<stats::FlowRecord>, Vec<[f64; 3]>, usize);
+    type Pool = (Vec<stats::FlowRecord>, Vec<[f64; 3]>, Vec<Vec<f64>>, usize);
     let mut pools: Vec<((String, String), Pool)> = Vec::new();
     for r in runs {
         let rd = dir.join(&r.name);
@@ -429,6 +495,7 @@ pub fn collect(
             .map(|(_, v)| v.clone())
             .unwrap_or_default();
         let counters = summary_counters(&rd);
+        let rates = port_rates(&rd, &spec.ports);
         if r.values.iter().any(|(k, _)| k == "run.seed") {
             let mut rest = point_of(r, &["variant", "run.seed"]);
             if !rest.is_empty() {
@@ -440,9 +507,13 @@ pub fn collect(
                 Some((_, pool)) => {
                     pool.0.extend(records.iter().cloned());
                     pool.1.push(counters);
-                    pool.2 += 1;
+                    pool.2.push(rates.clone());
+                    pool.3 += 1;
                 }
-                None => pools.push((key, (records.clone(), vec![counters], 1))),
+                None => pools.push((
+                    key,
+                    (records.clone(), vec![counters], vec![rates.clone()], 1),
+                )),
             }
         }
         out.push(RunNumbers {
@@ -457,15 +528,19 @@ pub fn collect(
             host_paused_ns: counters[0],
             retransmitted: counters[1],
             drops: counters[2],
+            port_gbps: rates,
         });
     }
     // Pooled rows where several seeds ran: the flows of all of them
     // together, the counters averaged over the runs.
-    for ((variant, point), (records, counters, n)) in pools {
+    for ((variant, point), (records, counters, rates, n)) in pools {
         if n < 2 {
             continue;
         }
         let mean = |i: usize| counters.iter().map(|c| c[i]).sum::<f64>() / n as f64;
+        let port_gbps = (0..spec.ports.len())
+            .map(|i| rates.iter().map(|r| r[i]).sum::<f64>() / n as f64)
+            .collect();
         out.push(RunNumbers {
             run: format!("variant={variant},{point}"),
             groups: spec
@@ -476,6 +551,7 @@ pub fn collect(
             host_paused_ns: mean(0),
             retransmitted: mean(1),
             drops: mean(2),
+            port_gbps,
             variant,
             point,
         });
@@ -646,6 +722,22 @@ pub fn write_report(
             );
         }
     }
+    if !spec.ports.is_empty() {
+        md.push_str("\nAverage transmit rate over the run (Gb/s; pooled rows: the mean of the runs):\n\n| run |");
+        for (name, node, port) in &spec.ports {
+            let _ = write!(md, " {name} ({node}:{port}) |");
+        }
+        md.push_str("\n|---|");
+        md.push_str(&"---|".repeat(spec.ports.len()));
+        md.push('\n');
+        for n in &numbers {
+            let _ = write!(md, "| {} |", n.run);
+            for r in &n.port_gbps {
+                let _ = write!(md, " {} |", num(*r, 2));
+            }
+            md.push('\n');
+        }
+    }
     let path = dir.join("report.md");
     fs::write(&path, md).map_err(|e| ExperimentError::io(&path, e))?;
     Ok(cmp)
@@ -710,6 +802,7 @@ mod tests {
                 metric: Metric::FctAvg,
                 reduction: 0.59,
             }],
+            ports: Vec::new(),
         };
         let run = |variant: &str, point: &str, avg: f64| RunNumbers {
             run: format!("{variant}-{point}"),
@@ -722,6 +815,7 @@ mod tests {
             host_paused_ns: 0.0,
             retransmitted: 0.0,
             drops: 0.0,
+            port_gbps: Vec::new(),
         };
         let numbers = [
             run("pfc", "seed=1", 1000.0),
@@ -736,5 +830,32 @@ mod tests {
         assert_eq!(c[1].ours, -0.25);
         assert!(!c[1].sign_matches());
         assert_eq!(pct(0.59), "-59%");
+    }
+
+    #[test]
+    fn port_rates_are_bytes_sent_over_the_simulated_time() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-port-rates-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("summary.json"),
+            r#"{"engine": {"sim_time_ns": 2000000}}"#,
+        )
+        .unwrap();
+        fs::write(
+            dir.join("ports.csv"),
+            "node,port,is_switch,tx_bytes\n4,0,1,12500000\n4,1,1,0\n",
+        )
+        .unwrap();
+        let ports = [
+            ("c".to_string(), 4, 0),
+            ("idle".to_string(), 4, 1),
+            ("none".to_string(), 9, 0),
+        ];
+        let r = port_rates(&dir, &ports);
+        // 12.5 MB in 2 ms is 50 Gb/s.
+        assert_eq!(r[0], 50.0);
+        assert_eq!(r[1], 0.0);
+        assert!(r[2].is_nan());
+        fs::remove_dir_all(&dir).unwrap();
     }
 }
