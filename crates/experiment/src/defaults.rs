@@ -80,7 +80,8 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 # stop = "10ms"                   # absolute stop time; default: last flow start + {stop_s} s (rdmasim's choice)
 
 [topology]
-# kind = "fat_tree" | "clos" | "peer_fat_tree" | "leaf_spine" | "star" | "dumbbell" | "cross_dc" | "file"
+# kind = "fat_tree" | "clos" | "peer_fat_tree" | "leaf_spine" | "star" | "dumbbell" | "cross_dc"
+#        | "links" | "file"
 #   fat_tree:      k (required, even), host_rate, fabric_rate (default: host_rate), delay
 #   clos:          pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, host_rate,
 #                  fabric_rate, delay (defaults: the peer's fat tree, {PEER} §2.4)
@@ -94,6 +95,9 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 #                  2 hosts per ToR, 100 Gb/s, one 400 Gb/s x 80 km link, no relays;
 #                  specs/seed-001-swing.md §5; relays = true puts a Swing PFC relay at each
 #                  end of every long link, §3.1)
+#   links:         hosts, switches, links (required): nodes 0.. are the hosts, then the
+#                  switches; links = [{{ a, b, rate, delay }}, ...] (rate default 100Gbps,
+#                  delay default 1us, or a length); parallel switch links allowed
 #   file:          path (a peer topology file, relative to this file; {PEER} §3.1)
 kind = "fat_tree"
 k = 4
@@ -103,12 +107,17 @@ delay = "{delay}"                     # rdmasim's choice (the peer's fat tree, {
 error_rate_per_link = {err:?}       # {PEER} §3.4 ERROR_RATE_PER_LINK
 
 [workload]
-# kind = "poisson" | "incast" | "file"
+# kind = "poisson" | "incast" | "bulk" | "probes" | "file"
 #   poisson: load (required, in (0, 1]), duration (required), cdf, start, hosts
 #            (default all), dsts (default: the other hosts; with it, hosts only send),
 #            host_rate (default: the hosts' link rate), pg, dport
 #   incast:  receiver, size (required), senders (a list) or senders_count,
 #            start, pg, dport (default {incast_dport}: the peer's incast, {PEER} §3.2)
+#   bulk:    hosts, dsts (required), flows (default 1, spread over hosts in turn), size
+#            (default "endless": until the stop time, not counted as unfinished), start,
+#            pg, dport (perftest's bandwidth test; specs/seed-000-bifrost-longhaul.md §4.1)
+#   probes:  hosts, dsts, size, interval, duration (required), start, pg, dport: flows of
+#            size at Poisson times with mean gap interval (perftest's latency test)
 #   file:    path (a peer flow file, relative to this file; {PEER} §3.2)
 # More generators, merged in: [[workload.extra]] tables with the same keys.
 kind = "poisson"
