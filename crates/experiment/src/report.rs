@@ -91,6 +91,9 @@ pub struct PaperRow {
     pub metric: Metric,
     /// Published reduction, as a fraction (0.59 = 59% lower).
     pub reduction: f64,
+    /// Compare only at points with these axis values (`at = "k=v,k=v"`);
+    /// empty: at every point.
+    pub at: Vec<String>,
 }
 
 /// Which flows a report group holds.
@@ -233,6 +236,7 @@ pub fn parse_report(
                     "group",
                     "metric",
                     "reduction",
+                    "at",
                 ]
                 .contains(&k)
                 {
@@ -281,6 +285,26 @@ pub fn parse_report(
                 group,
                 metric,
                 reduction,
+                at: match row.get("at") {
+                    None => Vec::new(),
+                    Some(v) => {
+                        let at: Option<Vec<String>> = v.as_str().map(|s| {
+                            s.split(',').map(|kv| kv.trim().to_string()).collect()
+                        });
+                        match at {
+                            Some(a) if a.iter().all(|kv| {
+                                kv.split_once('=').is_some_and(|(k, v)| !k.is_empty() && !v.is_empty())
+                            }) => a,
+                            _ => {
+                                return Err(e(
+                                    &field("at"),
+                                    "expected axis values \"key=value,...\", e.g. \"workload.flows=128\""
+                                        .into(),
+                                ))
+                            }
+                        }
+                    }
+                },
             });
         }
     }
@@ -589,7 +613,14 @@ pub fn compare(spec: &ReportSpec, numbers: &[RunNumbers]) -> Vec<Comparison> {
     let mut out = Vec::new();
     for p in &spec.paper {
         let base = p.baseline.as_deref().unwrap_or(&spec.baseline);
-        for b in numbers.iter().filter(|n| n.variant == base) {
+        let at_point = |point: &str| {
+            p.at.iter()
+                .all(|kv| point.split(',').any(|x| x == kv.as_str()))
+        };
+        for b in numbers
+            .iter()
+            .filter(|n| n.variant == base && at_point(&n.point))
+        {
             let Some(v) = numbers
                 .iter()
                 .find(|n| n.variant == p.variant && n.point == b.point)
@@ -801,6 +832,7 @@ mod tests {
                 group: "inter".into(),
                 metric: Metric::FctAvg,
                 reduction: 0.59,
+                at: Vec::new(),
             }],
             ports: Vec::new(),
         };
@@ -830,6 +862,12 @@ mod tests {
         assert_eq!(c[1].ours, -0.25);
         assert!(!c[1].sign_matches());
         assert_eq!(pct(0.59), "-59%");
+        // `at` keeps the points with those axis values only.
+        let mut only = spec.clone();
+        only.paper[0].at = vec!["seed=2".into()];
+        let c = compare(&only, &numbers);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].point, "seed=2");
     }
 
     #[test]
