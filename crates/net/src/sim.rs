@@ -45,38 +45,59 @@ pub(crate) enum Event {
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);
+const _: () = assert!(std::mem::offset_of!(Port, ctrl) == 64);
+const _: () = assert!(std::mem::offset_of!(Port, error_rate) == 128);
+const _: () = assert!(std::mem::offset_of!(Port, queues) == 256);
 
 /// One end of a full-duplex link: an egress with its queues and the link
 /// direction that leaves it.
+///
+/// The fields are laid out by hand (`repr(C)`, cache-line aligned) so that
+/// a frame's hop touches few cache lines of its ports: the first line holds
+/// what every enqueue, dequeue and transmission reads; the second the
+/// control queue and the frames on the wire; the third the error model and
+/// the counters every frame updates (the fourth: the drop counters); then
+/// one 32-byte queue per class, of which a hop touches only its own
+/// (`backlog` says which are non-empty); flow control and the rest after
+/// them (docs/performance.md, "Second pass").
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Port {
-    pub node: u32,
-    pub local: u16,
-    pub is_host: bool,
-    /// The port at the other end of the link.
-    pub peer: u32,
+    // First cache line.
     pub rate: Rate,
     pub delay: Delta,
-    /// Frames sent from this port are corrupted on arrival with this probability.
-    pub error_rate: f64,
-    pub busy: bool,
+    /// Bytes in the class queues.
+    pub queue_bytes: u64,
     /// A switch port's end of the current transmission when it was not
     /// scheduled, with the queue place reserved for it (see
     /// [`Simulation::transmit`]); `None` when it is scheduled or the port
     /// is idle.
     pub unscheduled_done: Option<(Time, u64)>,
+    pub node: u32,
+    /// The port at the other end of the link.
+    pub peer: u32,
+    pub local: u16,
+    /// Bit `c` set iff `queues[c]` is not empty.
+    pub backlog: u8,
+    /// The class the round robin served last.
+    pub rr_last: u8,
+    pub is_host: bool,
+    pub busy: bool,
     /// False once its link was taken down (`LINK_DOWN`): it sends nothing.
     pub up: bool,
     /// Held by [`Simulation::hold_egress`]: sends nothing until released.
     pub held: bool,
+    // Second cache line.
     /// Control frames: strict priority, never paused.
     pub ctrl: VecDeque<Packet>,
-    /// Egress queues per class (switch ports).
-    pub queues: [VecDeque<Packet>; N_CLASSES],
-    pub queue_bytes: u64,
-    pub rr_last: usize,
     /// Frames on the wire: (arrival time at the peer, frame).
     pub flight: VecDeque<(Time, Packet)>,
+    // Third cache line.
+    /// Frames sent from this port are corrupted on arrival with this probability.
+    pub error_rate: f64,
+    pub c: PortCounters,
+    /// Egress queues per class (switch ports).
+    pub queues: [VecDeque<Packet>; N_CLASSES],
     pub fc: AnyFc,
     pub fc_version: u32,
     /// PFC frames received here are also sent out of this port (a Swing
@@ -85,7 +106,6 @@ pub(crate) struct Port {
     pub rng: Rng,
     /// HPCC-PINT's utilisation estimate of this egress (switch ports).
     pub pint: crate::cc::PintPort,
-    pub c: PortCounters,
 }
 
 /// One frame that started transmission at a traced node.
@@ -105,27 +125,29 @@ pub struct TxLogEntry {
     pub seq: u64,
 }
 
-/// Counters of one port.
+/// Counters of one port. (`repr(C)`: the ones every frame updates first,
+/// next to the port's error rate; see [`Port`].)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct PortCounters {
     /// Bytes sent (all frames).
     pub tx_bytes: u64,
     /// Data frames sent.
     pub tx_data: u64,
-    /// Frames dropped at admission into this switch through this ingress port, per class.
-    pub drops: [u64; N_CLASSES],
-    /// Frames lost to the link error model on arrival through this port.
-    pub corrupted: u64,
-    /// Frames dropped at this switch ingress because no route led to their
-    /// destination (after a link failure).
-    pub unroutable: u64,
-    /// Data frames ECN-marked at this egress.
-    pub ecn_marks: u64,
     /// Highest egress queue occupancy in bytes.
     pub peak_queue: u64,
     /// Highest number of bytes held for this ingress in one class (switch
     /// ports): what its buffer had to hold.
     pub peak_ingress: u64,
+    /// Data frames ECN-marked at this egress.
+    pub ecn_marks: u64,
+    /// Frames lost to the link error model on arrival through this port.
+    pub corrupted: u64,
+    /// Frames dropped at this switch ingress because no route led to their
+    /// destination (after a link failure).
+    pub unroutable: u64,
+    /// Frames dropped at admission into this switch through this ingress port, per class.
+    pub drops: [u64; N_CLASSES],
 }
 
 #[derive(Debug)]
@@ -436,6 +458,7 @@ impl Simulation {
                     held: false,
                     ctrl: VecDeque::new(),
                     queues: Default::default(),
+                    backlog: 0,
                     queue_bytes: 0,
                     rr_last: 0,
                     flight: VecDeque::new(),
@@ -865,7 +888,7 @@ impl Simulation {
         // port as idle. Results are unchanged; about a third fewer events.
         // Host ports always schedule it: their TxDone also arms the pacing
         // wake-up of the NIC.
-        if !p.is_host && p.ctrl.is_empty() && p.queues.iter().all(VecDeque::is_empty) {
+        if !p.is_host && p.ctrl.is_empty() && p.backlog == 0 {
             p.unscheduled_done = Some((now + tx, self.q.reserve()));
         } else {
             self.q.push(now + tx, Event::TxDone { port });

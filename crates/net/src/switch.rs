@@ -63,6 +63,7 @@ impl Simulation {
         }
         let op = &mut self.ports[out_port as usize];
         op.queues[class].push_back(pkt);
+        op.backlog |= 1 << class;
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(out_port, self.now, op.queue_bytes + size);
         }
@@ -76,17 +77,14 @@ impl Simulation {
     pub(crate) fn switch_dequeue(&mut self, port: u32) -> Option<Packet> {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let class = if !p.queues[0].is_empty() {
+        let class = if p.backlog & 1 != 0 {
             0
         } else {
             // Round robin from rr_last + 1 over the non-empty classes: a
             // bitmask rotated so that bit i is class rr_last + 1 + i; ask
             // flow control only about classes with frames.
-            let mut backlog = 0u32;
-            for (c, q) in p.queues.iter().enumerate() {
-                backlog |= u32::from(!q.is_empty()) << c;
-            }
-            let shift = (p.rr_last + 1) % N_CLASSES;
+            let backlog = u32::from(p.backlog);
+            let shift = (usize::from(p.rr_last) + 1) % N_CLASSES;
             let both = backlog | (backlog << N_CLASSES);
             let mut rot = (both >> shift) & ((1 << N_CLASSES) - 1);
             let mut found = None;
@@ -100,10 +98,14 @@ impl Simulation {
                 rot &= rot - 1;
             }
             let c = found?;
-            p.rr_last = c;
+            p.rr_last = c as u8;
             c
         };
-        let mut pkt = p.queues[class].pop_front().expect("non-empty");
+        let queue = &mut p.queues[class];
+        let mut pkt = queue.pop_front().expect("non-empty");
+        if queue.is_empty() {
+            p.backlog &= !(1 << class);
+        }
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(port, now, p.queue_bytes - size);
