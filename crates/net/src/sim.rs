@@ -45,21 +45,27 @@ pub(crate) enum Event {
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);
-const _: () = assert!(std::mem::offset_of!(Port, ctrl) == 64);
-const _: () = assert!(std::mem::offset_of!(Port, error_rate) == 128);
-const _: () = assert!(std::mem::offset_of!(Port, queues) == 256);
+const _: () = assert!(std::mem::offset_of!(Port, line1) == 64);
+const _: () = assert!(std::mem::offset_of!(Port, line2) == 128);
+
+/// A zero-sized field of [`Port`] that starts a new cache line.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+pub(crate) struct CacheLine;
 
 /// One end of a full-duplex link: an egress with its queues and the link
 /// direction that leaves it.
 ///
-/// The fields are laid out by hand (`repr(C)`, cache-line aligned) so that
-/// a frame's hop touches few cache lines of its ports: the first line holds
-/// what every enqueue, dequeue and transmission reads; the second the
-/// control queue and the frames on the wire; the third the error model and
-/// the counters every frame updates (the fourth: the drop counters); then
-/// one 32-byte queue per class, of which a hop touches only its own
-/// (`backlog` says which are non-empty); flow control and the rest after
-/// them (docs/performance.md, "Second pass").
+/// The fields are laid out by hand (`repr(C)`; each `lineN` marker starts
+/// a new cache line) so that a frame's hop touches few cache lines of its
+/// ports: line 0 holds what every enqueue, dequeue and transmission reads;
+/// line 1 what the link's delivery reads (the frames on the wire, the error
+/// model, the peer); line 2 the control queue and the counters every frame
+/// updates (`PortCounters` puts them first); from line 3 one 32-byte queue
+/// per class, of which a hop touches only its own (`backlog` says which are
+/// non-empty); from line 4 flow control, whose hot part (`Pfc` puts it
+/// first) fits one line; the rest after it (docs/performance.md, "Second
+/// pass").
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Port {
@@ -74,8 +80,6 @@ pub(crate) struct Port {
     /// is idle.
     pub unscheduled_done: Option<(Time, u64)>,
     pub node: u32,
-    /// The port at the other end of the link.
-    pub peer: u32,
     pub local: u16,
     /// Bit `c` set iff `queues[c]` is not empty.
     pub backlog: u8,
@@ -87,17 +91,21 @@ pub(crate) struct Port {
     pub up: bool,
     /// Held by [`Simulation::hold_egress`]: sends nothing until released.
     pub held: bool,
-    // Second cache line.
-    /// Control frames: strict priority, never paused.
-    pub ctrl: VecDeque<Packet>,
+    pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
     pub flight: VecDeque<(Time, Packet)>,
-    // Third cache line.
     /// Frames sent from this port are corrupted on arrival with this probability.
     pub error_rate: f64,
+    /// The port at the other end of the link.
+    pub peer: u32,
+    pub line2: CacheLine,
+    /// Control frames: strict priority, never paused.
+    pub ctrl: VecDeque<Packet>,
     pub c: PortCounters,
+    pub line3: CacheLine,
     /// Egress queues per class (switch ports).
     pub queues: [VecDeque<Packet>; N_CLASSES],
+    pub line4: CacheLine,
     pub fc: AnyFc,
     pub fc_version: u32,
     /// PFC frames received here are also sent out of this port (a Swing
@@ -126,7 +134,7 @@ pub struct TxLogEntry {
 }
 
 /// Counters of one port. (`repr(C)`: the ones every frame updates first,
-/// next to the port's error rate; see [`Port`].)
+/// next to the port's control queue; see [`Port`].)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct PortCounters {
@@ -456,6 +464,10 @@ impl Simulation {
                     unscheduled_done: None,
                     up: true,
                     held: false,
+                    line1: CacheLine,
+                    line2: CacheLine,
+                    line3: CacheLine,
+                    line4: CacheLine,
                     ctrl: VecDeque::new(),
                     queues: Default::default(),
                     backlog: 0,
