@@ -19,6 +19,7 @@ pub mod wire;
 mod failure;
 mod nic;
 mod results;
+mod route;
 mod sim;
 mod switch;
 

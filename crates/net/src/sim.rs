@@ -164,7 +164,8 @@ pub(crate) struct Switch {
     pub mmu: Mmu,
     /// ECN thresholds per local port: (kmin, kmax, pmax).
     pub ecn: Vec<(u64, u64, f64)>,
-    /// Next-hop local ports, flat; `route_off[h]..route_off[h+1]` for host index h.
+    /// Next-hop local ports, flat; `route_off[k]..route_off[k+1]` for
+    /// destination key `k` (`DstRoute::key`, route.rs).
     pub routes: Vec<u16>,
     pub route_off: Vec<u32>,
 }
@@ -215,30 +216,31 @@ pub(crate) struct Qp {
 /// Timer slot of the retransmission timeout, after the CC's slots.
 pub(crate) const RTO_SLOT: usize = N_CC_TIMERS;
 
-/// Next-hop local ports of switch `node` towards every host: a flat list and
-/// offsets per host index. `link_map` maps the link indices `routes` uses
-/// to `topo`'s when the routes were computed on a subset of the links.
-pub(crate) fn route_table(
+/// Compute every switch's next-hop table from `routes` (route.rs) and
+/// return how to index them per destination node. `link_map` maps the link
+/// indices `routes` uses to `topo`'s when the routes were computed on a
+/// subset of the links.
+pub(crate) fn install_routes(
+    switches: &mut [Switch],
+    node_switch: &[u32],
     topo: &Topology,
     routes: &topo::Routes,
     link_map: Option<&[u32]>,
     link_port: &[[u32; 2]],
-    node: u32,
-    first_port: u32,
     hosts: &[u32],
-) -> (Vec<u16>, Vec<u32>) {
-    let mut flat = Vec::new();
-    let mut off = Vec::with_capacity(hosts.len() + 1);
-    for &h in hosts {
-        off.push(flat.len() as u32);
-        for &li in routes.next_hops(node, h) {
-            let li = link_map.map_or(li, |m| m[li as usize]) as usize;
-            let end = if topo.links[li].a == node { 0 } else { 1 };
-            flat.push((link_port[li][end] - first_port) as u16);
+) -> Vec<crate::route::DstRoute> {
+    let mut sw_nodes = vec![(0, 0); switches.len()];
+    for (node, &s) in node_switch.iter().enumerate() {
+        if s != u32::MAX {
+            sw_nodes[s as usize] = (node as u32, switches[s as usize].first_port);
         }
     }
-    off.push(flat.len() as u32);
-    (flat, off)
+    let t = crate::route::route_tables(topo, routes, link_map, link_port, &sw_nodes, hosts);
+    for (sw, (flat, off)) in switches.iter_mut().zip(t.per_switch) {
+        sw.routes = flat;
+        sw.route_off = off;
+    }
+    t.dst
 }
 
 /// A network ready to run: build it with [`Simulation::new`], then
@@ -251,7 +253,8 @@ pub struct Simulation {
     pub(crate) ports: Vec<Port>,
     pub(crate) node_switch: Vec<u32>,
     pub(crate) node_nic: Vec<u32>,
-    pub(crate) host_index: Vec<u32>,
+    /// Per node id: how switches route towards it (hosts; route.rs).
+    pub(crate) dst_route: Vec<crate::route::DstRoute>,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) qps: Vec<Qp>,
@@ -485,10 +488,6 @@ impl Simulation {
         }
 
         let hosts = topo.hosts();
-        let mut host_index = vec![u32::MAX; n];
-        for (i, &h) in hosts.iter().enumerate() {
-            host_index[h as usize] = i as u32;
-        }
         let routes = topo::Routes::compute(topo);
 
         let mut node_switch = vec![u32::MAX; n];
@@ -537,8 +536,6 @@ impl Simulation {
                     ecn.push((t.kmin, t.kmax, t.pmax));
                 }
             }
-            let (flat, off) =
-                route_table(topo, &routes, None, &link_port, node as u32, first, &hosts);
             node_switch[node] = switches.len() as u32;
             let mut mmu = Mmu::new(&cfg.buffer, headroom, shift);
             for p in first..first + count {
@@ -559,10 +556,20 @@ impl Simulation {
                 first_port: first,
                 mmu,
                 ecn,
-                routes: flat,
-                route_off: off,
+                routes: Vec::new(),
+                route_off: Vec::new(),
             });
         }
+
+        let dst_route = install_routes(
+            &mut switches,
+            &node_switch,
+            topo,
+            &routes,
+            None,
+            &link_port,
+            &hosts,
+        );
 
         // The peer's ideal ("standalone") FCT, §2.5, in integer ns as third.cc.
         let payload = u64::from(cfg.nic.mtu_payload);
@@ -653,7 +660,7 @@ impl Simulation {
             ports,
             node_switch,
             node_nic,
-            host_index,
+            dst_route,
             switches,
             nics,
             qps: Vec::with_capacity(n_flows),

@@ -15,9 +15,14 @@ impl Simulation {
         }
         let node = self.ports[in_port as usize].node;
         let sw_id = self.node_switch[node as usize] as usize;
-        let host = self.host_index[pkt.dst as usize] as usize;
+        let dst = &self.dst_route[pkt.dst as usize];
         let sw = &mut self.switches[sw_id];
-        let hops = &sw.routes[sw.route_off[host] as usize..sw.route_off[host + 1] as usize];
+        let hops = if dst.attach_switch == sw_id as u32 {
+            std::slice::from_ref(&dst.attach_port)
+        } else {
+            let k = dst.key as usize;
+            &sw.routes[sw.route_off[k] as usize..sw.route_off[k + 1] as usize]
+        };
         let out_local = match hops.len() {
             0 => {
                 // Only after a link failure: no path left (peer: dropped).
