@@ -832,17 +832,28 @@ impl Simulation {
         // As if `port` were pushed on `kick` and popped at once (LIFO), so
         // the order is that of the stack, without the push and pop.
         self.try_send_one(port);
+        self.kick_pending();
+    }
+
+    /// `try_send` every port on the `kick` stack, last pushed first.
+    #[inline]
+    pub(crate) fn kick_pending(&mut self) {
         while let Some(p) = self.kick.pop() {
             self.try_send_one(p);
         }
     }
 
+    /// Whether `port` may start a frame now: not transmitting (once the
+    /// end of a transmission that was not scheduled has passed, the port
+    /// is idle), up and not held. A port still transmitting whose end was
+    /// not scheduled gets its `TxDone` now, in its reserved place: someone
+    /// has something to send when it ends.
     #[inline]
-    fn try_send_one(&mut self, port: u32) {
+    pub(crate) fn may_start(&mut self, port: u32) -> bool {
         let p = &mut self.ports[port as usize];
         if p.busy {
             let Some((at, seq)) = p.unscheduled_done else {
-                return;
+                return false;
             };
             p.unscheduled_done = None;
             // Has the TxDone at (at, seq) that `transmit` skipped popped
@@ -855,13 +866,19 @@ impl Simulation {
                 // Someone wants to send while the frame is on the wire:
                 // the TxDone is needed, in its original place.
                 self.q.push_reserved(at, seq, Event::TxDone { port });
-                return;
+                return false;
             }
             p.busy = false;
         }
-        if !p.up || p.held {
+        p.up && !p.held
+    }
+
+    #[inline]
+    fn try_send_one(&mut self, port: u32) {
+        if !self.may_start(port) {
             return;
         }
+        let p = &mut self.ports[port as usize];
         let pkt = if let Some(f) = p.ctrl.pop_front() {
             f
         } else if p.is_host {
@@ -879,7 +896,7 @@ impl Simulation {
     }
 
     /// Put `pkt` on the wire of `port` (which is idle).
-    fn transmit(&mut self, port: u32, pkt: Packet) {
+    pub(crate) fn transmit(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         debug_assert!(!p.busy);

@@ -67,13 +67,32 @@ impl Simulation {
             self.apply_fc_outbox(in_port);
         }
         let op = &mut self.ports[out_port as usize];
-        op.queues[class].push_back(pkt);
-        op.backlog |= 1 << class;
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(out_port, self.now, op.queue_bytes + size);
         }
         op.queue_bytes += size;
         op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes);
+        // An idle egress with nothing queued would dequeue this frame at
+        // once (the round robin finds only its class): skip the queue's
+        // push and pop, and do everything else as `try_send` would.
+        if self.may_start(out_port) {
+            let op = &mut self.ports[out_port as usize];
+            if op.ctrl.is_empty()
+                && op.backlog == 0
+                && (class == 0 || op.fc.may_send(self.now, class, pkt.size))
+            {
+                if class != 0 {
+                    op.rr_last = class as u8;
+                }
+                let pkt = self.switch_depart(out_port, class, pkt);
+                self.transmit(out_port, pkt);
+                self.kick_pending();
+                return;
+            }
+        }
+        let op = &mut self.ports[out_port as usize];
+        op.queues[class].push_back(pkt);
+        op.backlog |= 1 << class;
         self.try_send(out_port);
     }
 
@@ -107,10 +126,19 @@ impl Simulation {
             c
         };
         let queue = &mut p.queues[class];
-        let mut pkt = queue.pop_front().expect("non-empty");
+        let pkt = queue.pop_front().expect("non-empty");
         if queue.is_empty() {
             p.backlog &= !(1 << class);
         }
+        Some(self.switch_depart(port, class, pkt))
+    }
+
+    /// `pkt` of `class` leaves the queues of switch port `port`: queue
+    /// bytes, PINT, flow control, MMU release, ECN, INT.
+    #[inline]
+    fn switch_depart(&mut self, port: u32, class: usize, mut pkt: Packet) -> Packet {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(port, now, p.queue_bytes - size);
@@ -130,7 +158,7 @@ impl Simulation {
             p.pint.on_dequeue(now.ns(), size);
         }
         if class == 0 {
-            return Some(pkt);
+            return pkt;
         }
         p.fc.on_send(now, class, pkt.size);
         let sw = &mut self.switches[self.node_switch[node] as usize];
@@ -178,6 +206,6 @@ impl Simulation {
             &mut self.outbox,
         );
         self.apply_fc_outbox(in_port);
-        Some(pkt)
+        pkt
     }
 }
