@@ -17,6 +17,7 @@ pub mod transport;
 pub mod wire;
 
 mod failure;
+mod fifo;
 mod nic;
 mod results;
 mod route;

@@ -10,11 +10,11 @@
 use crate::cc::N_CC_TIMERS;
 use crate::config::NetConfig;
 use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy, Pfc};
+use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
 use crate::wire::{IntStack, Packet, NO_INT, N_CLASSES};
 use engine::{Delta, EventQueue, Rate, Rng, Time};
-use std::collections::VecDeque;
 use topo::{NodeKind, Topology};
 use workload::FlowSpec;
 
@@ -93,18 +93,18 @@ pub(crate) struct Port {
     pub held: bool,
     pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
-    pub flight: VecDeque<(Time, Packet)>,
+    pub flight: Fifo<(Time, Packet)>,
     /// Frames sent from this port are corrupted on arrival with this probability.
     pub error_rate: f64,
     /// The port at the other end of the link.
     pub peer: u32,
     pub line2: CacheLine,
     /// Control frames: strict priority, never paused.
-    pub ctrl: VecDeque<Packet>,
+    pub ctrl: Fifo<Packet>,
     pub c: PortCounters,
     pub line3: CacheLine,
     /// Egress queues per class (switch ports).
-    pub queues: [VecDeque<Packet>; N_CLASSES],
+    pub queues: [Fifo<Packet>; N_CLASSES],
     pub line4: CacheLine,
     pub fc: AnyFc,
     pub fc_version: u32,
@@ -174,7 +174,7 @@ pub(crate) struct Switch {
 pub(crate) struct Nic {
     pub port: u32,
     pub line_rate: Rate,
-    pub acks: VecDeque<Packet>,
+    pub acks: Fifo<Packet>,
     /// QPs with work or unacked data, in creation order (round-robin).
     pub active: Vec<u32>,
     pub rr_last: usize,
@@ -471,12 +471,12 @@ impl Simulation {
                     line2: CacheLine,
                     line3: CacheLine,
                     line4: CacheLine,
-                    ctrl: VecDeque::new(),
-                    queues: Default::default(),
+                    ctrl: Fifo::new(),
+                    queues: std::array::from_fn(|_| Fifo::new()),
                     backlog: 0,
                     queue_bytes: 0,
                     rr_last: 0,
-                    flight: VecDeque::new(),
+                    flight: Fifo::new(),
                     fc,
                     fc_version: 0,
                     relay_to,
@@ -502,7 +502,7 @@ impl Simulation {
                 nics.push(Nic {
                     port: first,
                     line_rate: ports[first as usize].rate,
-                    acks: VecDeque::new(),
+                    acks: Fifo::new(),
                     active: Vec::new(),
                     rr_last: 0,
                     wake_at: Time::MAX,
