@@ -58,9 +58,10 @@ pub(crate) struct CacheLine;
 ///
 /// The fields are laid out by hand (`repr(C)`; each `lineN` marker starts
 /// a new cache line) so that a frame's hop touches few cache lines of its
-/// ports: line 0 holds what every enqueue, dequeue and transmission reads;
-/// line 1 what the link's delivery reads (the frames on the wire, the error
-/// model, the peer); line 2 the control queue and the counters every frame
+/// ports: line 0 holds what every enqueue, dequeue and transmission reads,
+/// and what a frame's arrival at an ingress updates; line 1 what the link's
+/// delivery and a transmission read (the frames on the wire, the error
+/// model, the peer, the delay); line 2 the control queue and the counters every frame
 /// updates (`PortCounters` puts them first); from line 3 one 32-byte queue
 /// per class, of which a hop touches only its own (`backlog` says which are
 /// non-empty); from line 4 flow control, whose hot part (`Pfc` puts it
@@ -71,9 +72,12 @@ pub(crate) struct CacheLine;
 pub(crate) struct Port {
     // First cache line.
     pub rate: Rate,
-    pub delay: Delta,
     /// Bytes in the class queues.
     pub queue_bytes: u64,
+    /// `PortCounters::peak_ingress`, kept here while the run goes: an
+    /// ingress updates it on every frame and reads nothing else of its
+    /// counters' line. [`Simulation::results`] puts it in the counters.
+    pub peak_ingress: u64,
     /// A switch port's end of the current transmission when it was not
     /// scheduled, with the queue place reserved for it (see
     /// [`Simulation::transmit`]); `None` when it is scheduled or the port
@@ -98,6 +102,7 @@ pub(crate) struct Port {
     pub error_rate: f64,
     /// The port at the other end of the link.
     pub peer: u32,
+    pub delay: Delta,
     pub line2: CacheLine,
     /// Control frames: strict priority, never paused.
     pub ctrl: Fifo<Packet>,
@@ -145,7 +150,8 @@ pub struct PortCounters {
     /// Highest egress queue occupancy in bytes.
     pub peak_queue: u64,
     /// Highest number of bytes held for this ingress in one class (switch
-    /// ports): what its buffer had to hold.
+    /// ports): what its buffer had to hold. (While running, in
+    /// `Port::peak_ingress`.)
     pub peak_ingress: u64,
     /// Data frames ECN-marked at this egress.
     pub ecn_marks: u64,
@@ -475,6 +481,7 @@ impl Simulation {
                     queues: std::array::from_fn(|_| Fifo::new()),
                     backlog: 0,
                     queue_bytes: 0,
+                    peak_ingress: 0,
                     rr_last: 0,
                     flight: Fifo::new(),
                     fc,

@@ -53,8 +53,8 @@ impl Simulation {
             }
             sw.mmu.enqueue_egress(out_local as usize, class, size);
             let held = sw.mmu.ingress_bytes(in_local, class);
-            let c = &mut self.ports[in_port as usize].c;
-            c.peak_ingress = c.peak_ingress.max(held);
+            let ip = &mut self.ports[in_port as usize];
+            ip.peak_ingress = ip.peak_ingress.max(held);
             let state = sw.mmu.ingress_state(in_local, class);
             let now = self.now;
             self.ports[in_port as usize].fc.after_admit(
