@@ -66,12 +66,9 @@ impl Simulation {
             );
             self.apply_fc_outbox(in_port);
         }
+        let now = self.now;
         let op = &mut self.ports[out_port as usize];
-        if let Some(m) = self.qlen.as_mut() {
-            m.before_change(out_port, self.now, op.queue_bytes + size);
-        }
-        op.queue_bytes += size;
-        op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes);
+        op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes + size);
         // An idle egress with nothing queued would dequeue this frame at
         // once (the round robin finds only its class): skip the queue's
         // push and pop, and do everything else as `try_send` would.
@@ -79,8 +76,14 @@ impl Simulation {
             let op = &mut self.ports[out_port as usize];
             if op.ctrl.is_empty()
                 && op.backlog == 0
-                && (class == 0 || op.fc.may_send(self.now, class, pkt.size))
+                && (class == 0 || op.fc.may_send(now, class, pkt.size))
             {
+                // The queue would grow by `size` and shrink back at the
+                // same time: the monitor hears of one change to the same
+                // length (the second of the pair credits no sample).
+                if let Some(m) = self.qlen.as_mut() {
+                    m.before_change(out_port, now, op.queue_bytes);
+                }
                 if class != 0 {
                     op.rr_last = class as u8;
                 }
@@ -91,6 +94,10 @@ impl Simulation {
             }
         }
         let op = &mut self.ports[out_port as usize];
+        if let Some(m) = self.qlen.as_mut() {
+            m.before_change(out_port, now, op.queue_bytes + size);
+        }
+        op.queue_bytes += size;
         op.queues[class].push_back(pkt);
         op.backlog |= 1 << class;
         self.try_send(out_port);
@@ -130,20 +137,21 @@ impl Simulation {
         if queue.is_empty() {
             p.backlog &= !(1 << class);
         }
-        Some(self.switch_depart(port, class, pkt))
-    }
-
-    /// `pkt` of `class` leaves the queues of switch port `port`: queue
-    /// bytes, PINT, flow control, MMU release, ECN, INT.
-    #[inline]
-    fn switch_depart(&mut self, port: u32, class: usize, mut pkt: Packet) -> Packet {
-        let now = self.now;
-        let p = &mut self.ports[port as usize];
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(port, now, p.queue_bytes - size);
         }
         p.queue_bytes -= size;
+        Some(self.switch_depart(port, class, pkt))
+    }
+
+    /// `pkt` of `class` left the queues of switch port `port` (their bytes
+    /// already count it out): PINT, flow control, MMU release, ECN, INT.
+    #[inline]
+    fn switch_depart(&mut self, port: u32, class: usize, mut pkt: Packet) -> Packet {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let size = u64::from(pkt.size);
         let out_local = p.local as usize;
         let node = p.node as usize;
         if let Some(base) = self.cfg.cc.pint_log_base() {
