@@ -6,16 +6,23 @@
 //! per-frame path and its index wrap-around is a compare and subtract; here
 //! an index wraps with a mask, and growing (rare: the rings keep their
 //! largest size) is out of line (docs/performance.md, "Second pass").
+//! No unsafe: slots are initialised in ring order (see [`Fifo`]).
 
 /// A FIFO of `T` (module doc). 32 bytes, like a `VecDeque`.
+///
+/// The ring is `buf`'s allocation: its capacity is zero or a power of two
+/// (`Vec::with_capacity` gives exactly the capacity asked for). Slots are
+/// written in ring order, so the initialised ones are always a prefix
+/// `0..buf.len()` and the next write is either inside it or at its end: a
+/// ring that grew but never filled its new half keeps that half untouched
+/// (not resident), as `VecDeque` does.
 #[derive(Clone, Debug)]
 pub struct Fifo<T> {
-    /// The ring; its length is zero or a power of two.
-    buf: Box<[T]>,
+    buf: Vec<T>,
     /// Index of the oldest value.
-    head: usize,
+    head: u32,
     /// Values held.
-    len: usize,
+    len: u32,
 }
 
 impl<T: Copy> Default for Fifo<T> {
@@ -28,7 +35,7 @@ impl<T: Copy> Fifo<T> {
     /// An empty FIFO (it allocates on the first push).
     pub fn new() -> Self {
         Fifo {
-            buf: Box::new([]),
+            buf: Vec::new(),
             head: 0,
             len: 0,
         }
@@ -37,7 +44,7 @@ impl<T: Copy> Fifo<T> {
     /// Values held.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// Whether it holds nothing.
@@ -49,11 +56,16 @@ impl<T: Copy> Fifo<T> {
     /// Append `v` at the back.
     #[inline]
     pub fn push_back(&mut self, v: T) {
-        if self.len == self.buf.len() {
-            self.grow(v);
+        if self.len() == self.buf.capacity() {
+            self.grow();
         }
-        let mask = self.buf.len() - 1;
-        self.buf[(self.head + self.len) & mask] = v;
+        let i = (self.head as usize + self.len()) & (self.buf.capacity() - 1);
+        if i < self.buf.len() {
+            self.buf[i] = v;
+        } else {
+            // The first write of this slot (i == buf.len() < capacity).
+            self.buf.push(v);
+        }
         self.len += 1;
     }
 
@@ -63,8 +75,8 @@ impl<T: Copy> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        let v = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
+        let v = self.buf[self.head as usize];
+        self.head = (self.head + 1) & (self.buf.capacity() as u32 - 1);
         self.len -= 1;
         Some(v)
     }
@@ -75,28 +87,39 @@ impl<T: Copy> Fifo<T> {
         if self.len == 0 {
             None
         } else {
-            Some(&self.buf[self.head])
+            Some(&self.buf[self.head as usize])
         }
     }
 
     /// The values, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        let mask = self.buf.len().wrapping_sub(1);
-        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
+        let mask = self.buf.capacity().wrapping_sub(1);
+        (0..self.len()).map(move |i| &self.buf[(self.head as usize + i) & mask])
     }
 
-    /// Double the ring (at least 4 slots), the values moved to its start in
-    /// order; `fill` fills the new free slots (they are written before they
-    /// are read).
+    /// Double the ring (at least 4 slots). It is full: every slot is
+    /// initialised, the values run from `head` to the end, then from 0 to
+    /// `head`. The allocation grows in place where the allocator can (as
+    /// `VecDeque`'s does, so peak memory is the same), and the values
+    /// before `head` are copied to just after the old end, where the
+    /// doubled mask puts them.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, fill: T) {
-        let cap = (self.buf.len() * 2).max(4);
-        let mut v = Vec::with_capacity(cap);
-        v.extend(self.iter().copied());
-        v.resize(cap, fill);
-        self.buf = v.into_boxed_slice();
-        self.head = 0;
+    fn grow(&mut self) {
+        let old = self.buf.capacity();
+        debug_assert_eq!(self.buf.len(), old);
+        let cap = (old * 2).max(4);
+        assert!(cap <= 1 << 31, "Fifo: too many values");
+        self.buf.reserve_exact(cap - old);
+        if self.buf.capacity() == cap {
+            self.buf.extend_from_within(..self.head as usize);
+        } else {
+            // The allocator gave more than asked: an exact copy, in order.
+            let mut v = Vec::with_capacity(cap);
+            v.extend(self.iter().copied());
+            self.buf = v;
+            self.head = 0;
+        }
     }
 }
 
@@ -111,6 +134,7 @@ mod tests {
     fn behaves_as_a_vecdeque() {
         let mut f = Fifo::new();
         let mut d = VecDeque::new();
+        assert!(f.iter().next().is_none() && f.front().is_none());
         let mut x = 12345u64;
         for i in 0..20_000u64 {
             x = x
