@@ -3,7 +3,7 @@
 //! recomputed over the links still up, and a switch with no route left for
 //! a packet drops it. Frames already on the wire still arrive.
 
-use crate::sim::{route_table, Simulation};
+use crate::sim::{install_routes, Simulation};
 
 impl Simulation {
     pub(crate) fn link_down(&mut self, k: usize) {
@@ -25,24 +25,14 @@ impl Simulation {
             .map(|&l| self.topo.links[l as usize].clone())
             .collect();
         let routes = topo::Routes::compute(&sub);
-        for node in 0..self.topo.kinds.len() as u32 {
-            let sw = self.node_switch[node as usize];
-            if sw == u32::MAX {
-                continue;
-            }
-            let first = self.switches[sw as usize].first_port;
-            let (flat, off) = route_table(
-                &self.topo,
-                &routes,
-                Some(&up),
-                &self.link_port,
-                node,
-                first,
-                &self.hosts,
-            );
-            let s = &mut self.switches[sw as usize];
-            s.routes = flat;
-            s.route_off = off;
-        }
+        self.dst_route = install_routes(
+            &mut self.switches,
+            &self.node_switch,
+            &self.topo,
+            &routes,
+            Some(&up),
+            &self.link_port,
+            &self.hosts,
+        );
     }
 }

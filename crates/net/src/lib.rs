@@ -17,8 +17,10 @@ pub mod transport;
 pub mod wire;
 
 mod failure;
+mod fifo;
 mod nic;
 mod results;
+mod route;
 mod sim;
 mod switch;
 

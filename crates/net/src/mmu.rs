@@ -26,6 +26,31 @@ pub struct IngressState {
     pub below_xon: bool,
 }
 
+/// The bytes of one (ingress port, class) and of the same (egress port,
+/// class): a frame's admission and release touch one of these per side.
+#[derive(Clone, Copy, Debug, Default)]
+struct ClassBytes {
+    /// Counted against reserve + shared (ingress).
+    ingress: u64,
+    /// Counted against headroom (ingress).
+    hdrm: u64,
+    /// Queued for egress.
+    egress: u64,
+}
+
+/// Everything the MMU keeps per local port, together, so that one frame's
+/// accounting touches one or two cache lines per port instead of one per
+/// field (docs/performance.md, "Second pass").
+#[derive(Clone, Debug)]
+struct PortState {
+    headroom: u64,
+    /// Static (xoff, xon), or `None` in the shared pool.
+    fixed: Option<(u64, u64)>,
+    /// Dynamic-threshold shift.
+    shift: u8,
+    classes: [ClassBytes; N_CLASSES],
+}
+
 /// One switch's buffer accounting.
 #[derive(Clone, Debug)]
 pub struct Mmu {
@@ -36,16 +61,7 @@ pub struct Mmu {
     total_reserve: u64,
     shared_used: u64,
     /// Per local port.
-    headroom: Vec<u64>,
-    shift: Vec<u8>,
-    /// Per (port, class): bytes counted against reserve + shared.
-    ingress: Vec<[u64; N_CLASSES]>,
-    /// Per (port, class): bytes counted against headroom.
-    hdrm: Vec<[u64; N_CLASSES]>,
-    /// Per (port, class): bytes queued for egress.
-    egress: Vec<[u64; N_CLASSES]>,
-    /// Per local port: static (xoff, xon), or `None` in the shared pool.
-    fixed: Vec<Option<(u64, u64)>>,
+    ports: Vec<PortState>,
     /// Highest total occupancy seen.
     pub peak_bytes: u64,
     used: u64,
@@ -56,6 +72,7 @@ impl Mmu {
     /// dynamic-threshold shift.
     pub fn new(cfg: &BufferConfig, headroom: Vec<u64>, shift: Vec<u8>) -> Mmu {
         let n = headroom.len();
+        debug_assert_eq!(n, shift.len());
         Mmu {
             buffer: cfg.size,
             reserve: cfg.reserve,
@@ -64,12 +81,16 @@ impl Mmu {
             // The peer reserves per port (ConfigNPort), one class in use.
             total_reserve: cfg.reserve * n as u64,
             shared_used: 0,
-            headroom,
-            shift,
-            ingress: vec![[0; N_CLASSES]; n],
-            hdrm: vec![[0; N_CLASSES]; n],
-            egress: vec![[0; N_CLASSES]; n],
-            fixed: vec![None; n],
+            ports: headroom
+                .iter()
+                .zip(&shift)
+                .map(|(&headroom, &shift)| PortState {
+                    headroom,
+                    fixed: None,
+                    shift,
+                    classes: [ClassBytes::default(); N_CLASSES],
+                })
+                .collect(),
             peak_bytes: 0,
             used: 0,
         }
@@ -78,50 +99,61 @@ impl Mmu {
     /// Give `port` a static buffer of `xoff` + `headroom` bytes outside the
     /// shared pool, pausing over `xoff` and resuming at or below `xon`.
     pub fn set_static(&mut self, port: usize, xoff: u64, xon: u64, headroom: u64) {
-        if self.fixed[port].is_none() {
+        if self.ports[port].fixed.is_none() {
             self.total_reserve -= self.reserve;
-            self.total_headroom -= self.headroom[port];
+            self.total_headroom -= self.ports[port].headroom;
         }
-        self.headroom[port] = headroom;
-        self.fixed[port] = Some((xoff, xon.min(xoff)));
+        self.ports[port].headroom = headroom;
+        self.ports[port].fixed = Some((xoff, xon.min(xoff)));
     }
 
     /// Set the headroom of a port in the shared pool.
     pub fn set_headroom(&mut self, port: usize, headroom: u64) {
-        if self.fixed[port].is_none() {
-            self.total_headroom = self.total_headroom - self.headroom[port] + headroom;
+        if self.ports[port].fixed.is_none() {
+            self.total_headroom = self.total_headroom - self.ports[port].headroom + headroom;
         }
-        self.headroom[port] = headroom;
+        self.ports[port].headroom = headroom;
     }
 
     /// Set the dynamic-threshold shift of a port in the shared pool.
     pub fn set_shift(&mut self, port: usize, shift: u8) {
-        self.shift[port] = shift;
+        self.ports[port].shift = shift;
+    }
+
+    /// Free shared bytes (buffer − Σ headroom − Σ reserve − shared used).
+    #[inline]
+    fn free_shared(&self) -> u64 {
+        self.buffer
+            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used)
     }
 
     /// Dynamic PFC threshold of `port` (peer `GetPfcThreshold`).
     #[inline]
     pub fn threshold(&self, port: usize) -> u64 {
-        let free = self
-            .buffer
-            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
-        free >> self.shift[port]
+        self.free_shared() >> self.ports[port].shift
     }
 
-    #[inline]
+    #[cfg(test)]
     fn shared_of(&self, port: usize, class: usize) -> u64 {
-        self.ingress[port][class].saturating_sub(self.reserve)
+        self.ports[port].classes[class]
+            .ingress
+            .saturating_sub(self.reserve)
     }
 
     /// Admit `bytes` arriving on `port` in `class`, or refuse (drop) them
     /// (peer `CheckIngressAdmission` + `UpdateIngressAdmission`).
     #[inline]
     pub fn admit(&mut self, port: usize, class: usize, bytes: u64) -> bool {
-        if let Some((xoff, _)) = self.fixed[port] {
-            if self.ingress[port][class] + bytes <= xoff && self.hdrm[port][class] == 0 {
-                self.ingress[port][class] += bytes;
-            } else if self.hdrm[port][class] + bytes <= self.headroom[port] {
-                self.hdrm[port][class] += bytes;
+        let free = self.free_shared();
+        let reserve = self.reserve;
+        let p = &mut self.ports[port];
+        let headroom = p.headroom;
+        let c = &mut p.classes[class];
+        if let Some((xoff, _)) = p.fixed {
+            if c.ingress + bytes <= xoff && c.hdrm == 0 {
+                c.ingress += bytes;
+            } else if c.hdrm + bytes <= headroom {
+                c.hdrm += bytes;
             } else {
                 return false;
             }
@@ -129,20 +161,18 @@ impl Mmu {
             self.peak_bytes = self.peak_bytes.max(self.used);
             return true;
         }
-        let thresh = self.threshold(port);
-        if bytes + self.hdrm[port][class] > self.headroom[port]
-            && bytes + self.shared_of(port, class) > thresh
-        {
+        let thresh = free >> p.shift;
+        if bytes + c.hdrm > headroom && bytes + c.ingress.saturating_sub(reserve) > thresh {
             return false;
         }
-        let new_bytes = self.ingress[port][class] + bytes;
-        if new_bytes <= self.reserve {
-            self.ingress[port][class] += bytes;
-        } else if new_bytes - self.reserve > thresh {
-            self.hdrm[port][class] += bytes;
+        let new_bytes = c.ingress + bytes;
+        if new_bytes <= reserve {
+            c.ingress += bytes;
+        } else if new_bytes - reserve > thresh {
+            c.hdrm += bytes;
         } else {
-            self.ingress[port][class] += bytes;
-            self.shared_used += bytes.min(new_bytes - self.reserve);
+            c.ingress += bytes;
+            self.shared_used += bytes.min(new_bytes - reserve);
         }
         self.used += bytes;
         self.peak_bytes = self.peak_bytes.max(self.used);
@@ -152,65 +182,64 @@ impl Mmu {
     /// Count `bytes` queued at egress `port` in `class`.
     #[inline]
     pub fn enqueue_egress(&mut self, port: usize, class: usize, bytes: u64) {
-        self.egress[port][class] += bytes;
+        self.ports[port].classes[class].egress += bytes;
     }
 
     /// Release a packet that leaves the switch (peer
     /// `RemoveFromIngressAdmission` + `RemoveFromEgressAdmission`).
     #[inline]
     pub fn release(&mut self, in_port: usize, out_port: usize, class: usize, bytes: u64) {
-        if self.fixed[in_port].is_some() {
-            // Headroom drains first, as in the shared pool.
-            let from_hdrm = self.hdrm[in_port][class].min(bytes);
-            self.hdrm[in_port][class] -= from_hdrm;
-            self.ingress[in_port][class] -= bytes - from_hdrm;
-            self.egress[out_port][class] -= bytes;
-            self.used -= bytes;
-            return;
-        }
-        let from_hdrm = self.hdrm[in_port][class].min(bytes);
-        let ing = self.ingress[in_port][class];
-        let from_shared = (bytes - from_hdrm).min(ing.saturating_sub(self.reserve));
-        self.hdrm[in_port][class] -= from_hdrm;
-        self.ingress[in_port][class] -= bytes - from_hdrm;
-        self.shared_used -= from_shared;
-        self.egress[out_port][class] -= bytes;
+        self.ports[out_port].classes[class].egress -= bytes;
         self.used -= bytes;
+        let reserve = self.reserve;
+        let p = &mut self.ports[in_port];
+        let c = &mut p.classes[class];
+        // Headroom drains first.
+        let from_hdrm = c.hdrm.min(bytes);
+        if p.fixed.is_none() {
+            let from_shared = (bytes - from_hdrm).min(c.ingress.saturating_sub(reserve));
+            self.shared_used -= from_shared;
+        }
+        c.hdrm -= from_hdrm;
+        c.ingress -= bytes - from_hdrm;
     }
 
     /// Bytes queued for egress at `port` in `class` (ECN marks on this).
     #[inline]
     pub fn egress_bytes(&self, port: usize, class: usize) -> u64 {
-        self.egress[port][class]
+        self.ports[port].classes[class].egress
     }
 
     /// Pause/resume conditions of (port, class).
     #[inline]
     pub fn ingress_state(&self, port: usize, class: usize) -> IngressState {
-        if let Some((xoff, xon)) = self.fixed[port] {
-            let held = self.ingress[port][class] + self.hdrm[port][class];
+        let p = &self.ports[port];
+        let c = &p.classes[class];
+        if let Some((xoff, xon)) = p.fixed {
+            let held = c.ingress + c.hdrm;
             return IngressState {
                 over_xoff: held > xoff,
                 below_xon: held <= xon,
             };
         }
-        let shared = self.shared_of(port, class);
-        let thresh = self.threshold(port);
-        let hdrm = self.hdrm[port][class];
+        let shared = c.ingress.saturating_sub(self.reserve);
+        let thresh = self.free_shared() >> p.shift;
         IngressState {
-            over_xoff: hdrm > 0 || shared >= thresh,
-            below_xon: hdrm == 0 && (shared == 0 || shared + self.resume_offset <= thresh),
+            over_xoff: c.hdrm > 0 || shared >= thresh,
+            below_xon: c.hdrm == 0 && (shared == 0 || shared + self.resume_offset <= thresh),
         }
     }
 
     /// Bytes held for (port, class): reserve, shared and headroom.
+    #[inline]
     pub fn ingress_bytes(&self, port: usize, class: usize) -> u64 {
-        self.ingress[port][class] + self.hdrm[port][class]
+        let c = &self.ports[port].classes[class];
+        c.ingress + c.hdrm
     }
 
     /// Headroom bytes in use at (port, class).
     pub fn headroom_used(&self, port: usize, class: usize) -> u64 {
-        self.hdrm[port][class]
+        self.ports[port].classes[class].hdrm
     }
 
     /// Total bytes held.

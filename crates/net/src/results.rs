@@ -196,7 +196,10 @@ impl Simulation {
                 node: p.node,
                 port: p.local,
                 is_switch: !p.is_host,
-                counters: p.c.clone(),
+                counters: PortCounters {
+                    peak_ingress: p.peak_ingress,
+                    ..p.c.clone()
+                },
                 fc: p.fc.counters(now),
                 lossless: !matches!(p.fc, crate::fc::AnyFc::Lossy(_)),
             })

@@ -10,11 +10,11 @@
 use crate::cc::N_CC_TIMERS;
 use crate::config::NetConfig;
 use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy, Pfc};
+use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
 use crate::wire::{IntStack, Packet, NO_INT, N_CLASSES};
 use engine::{Delta, EventQueue, Rate, Rng, Time};
-use std::collections::VecDeque;
 use topo::{NodeKind, Topology};
 use workload::FlowSpec;
 
@@ -45,38 +45,72 @@ pub(crate) enum Event {
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);
+const _: () = assert!(std::mem::offset_of!(Port, line1) == 64);
+const _: () = assert!(std::mem::offset_of!(Port, line2) == 128);
+
+/// A zero-sized field of [`Port`] that starts a new cache line.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+pub(crate) struct CacheLine;
 
 /// One end of a full-duplex link: an egress with its queues and the link
 /// direction that leaves it.
+///
+/// The fields are laid out by hand (`repr(C)`; each `lineN` marker starts
+/// a new cache line) so that a frame's hop touches few cache lines of its
+/// ports: line 0 holds what every enqueue, dequeue and transmission reads,
+/// and what a frame's arrival at an ingress updates; line 1 what the link's
+/// delivery and a transmission read (the frames on the wire, the error
+/// model, the peer, the delay); line 2 the control queue and the counters every frame
+/// updates (`PortCounters` puts them first); from line 3 one 32-byte queue
+/// per class, of which a hop touches only its own (`backlog` says which are
+/// non-empty); from line 4 flow control, whose hot part (`Pfc` puts it
+/// first) fits one line; the rest after it (docs/performance.md, "Second
+/// pass").
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Port {
-    pub node: u32,
-    pub local: u16,
-    pub is_host: bool,
-    /// The port at the other end of the link.
-    pub peer: u32,
+    // First cache line.
     pub rate: Rate,
-    pub delay: Delta,
-    /// Frames sent from this port are corrupted on arrival with this probability.
-    pub error_rate: f64,
-    pub busy: bool,
+    /// Bytes in the class queues.
+    pub queue_bytes: u64,
+    /// `PortCounters::peak_ingress`, kept here while the run goes: an
+    /// ingress updates it on every frame and reads nothing else of its
+    /// counters' line. [`Simulation::results`] puts it in the counters.
+    pub peak_ingress: u64,
     /// A switch port's end of the current transmission when it was not
     /// scheduled, with the queue place reserved for it (see
     /// [`Simulation::transmit`]); `None` when it is scheduled or the port
     /// is idle.
     pub unscheduled_done: Option<(Time, u64)>,
+    pub node: u32,
+    pub local: u16,
+    /// Bit `c` set iff `queues[c]` is not empty.
+    pub backlog: u8,
+    /// The class the round robin served last.
+    pub rr_last: u8,
+    pub is_host: bool,
+    pub busy: bool,
     /// False once its link was taken down (`LINK_DOWN`): it sends nothing.
     pub up: bool,
     /// Held by [`Simulation::hold_egress`]: sends nothing until released.
     pub held: bool,
-    /// Control frames: strict priority, never paused.
-    pub ctrl: VecDeque<Packet>,
-    /// Egress queues per class (switch ports).
-    pub queues: [VecDeque<Packet>; N_CLASSES],
-    pub queue_bytes: u64,
-    pub rr_last: usize,
+    pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
-    pub flight: VecDeque<(Time, Packet)>,
+    pub flight: Fifo<(Time, Packet)>,
+    /// Frames sent from this port are corrupted on arrival with this probability.
+    pub error_rate: f64,
+    /// The port at the other end of the link.
+    pub peer: u32,
+    pub delay: Delta,
+    pub line2: CacheLine,
+    /// Control frames: strict priority, never paused.
+    pub ctrl: Fifo<Packet>,
+    pub c: PortCounters,
+    pub line3: CacheLine,
+    /// Egress queues per class (switch ports).
+    pub queues: [Fifo<Packet>; N_CLASSES],
+    pub line4: CacheLine,
     pub fc: AnyFc,
     pub fc_version: u32,
     /// PFC frames received here are also sent out of this port (a Swing
@@ -85,7 +119,6 @@ pub(crate) struct Port {
     pub rng: Rng,
     /// HPCC-PINT's utilisation estimate of this egress (switch ports).
     pub pint: crate::cc::PintPort,
-    pub c: PortCounters,
 }
 
 /// One frame that started transmission at a traced node.
@@ -105,27 +138,30 @@ pub struct TxLogEntry {
     pub seq: u64,
 }
 
-/// Counters of one port.
+/// Counters of one port. (`repr(C)`: the ones every frame updates first,
+/// next to the port's control queue; see [`Port`].)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct PortCounters {
     /// Bytes sent (all frames).
     pub tx_bytes: u64,
     /// Data frames sent.
     pub tx_data: u64,
-    /// Frames dropped at admission into this switch through this ingress port, per class.
-    pub drops: [u64; N_CLASSES],
+    /// Highest egress queue occupancy in bytes.
+    pub peak_queue: u64,
+    /// Highest number of bytes held for this ingress in one class (switch
+    /// ports): what its buffer had to hold. (While running, in
+    /// `Port::peak_ingress`.)
+    pub peak_ingress: u64,
+    /// Data frames ECN-marked at this egress.
+    pub ecn_marks: u64,
     /// Frames lost to the link error model on arrival through this port.
     pub corrupted: u64,
     /// Frames dropped at this switch ingress because no route led to their
     /// destination (after a link failure).
     pub unroutable: u64,
-    /// Data frames ECN-marked at this egress.
-    pub ecn_marks: u64,
-    /// Highest egress queue occupancy in bytes.
-    pub peak_queue: u64,
-    /// Highest number of bytes held for this ingress in one class (switch
-    /// ports): what its buffer had to hold.
-    pub peak_ingress: u64,
+    /// Frames dropped at admission into this switch through this ingress port, per class.
+    pub drops: [u64; N_CLASSES],
 }
 
 #[derive(Debug)]
@@ -134,7 +170,8 @@ pub(crate) struct Switch {
     pub mmu: Mmu,
     /// ECN thresholds per local port: (kmin, kmax, pmax).
     pub ecn: Vec<(u64, u64, f64)>,
-    /// Next-hop local ports, flat; `route_off[h]..route_off[h+1]` for host index h.
+    /// Next-hop local ports, flat; `route_off[k]..route_off[k+1]` for
+    /// destination key `k` (`DstRoute::key`, route.rs).
     pub routes: Vec<u16>,
     pub route_off: Vec<u32>,
 }
@@ -143,7 +180,7 @@ pub(crate) struct Switch {
 pub(crate) struct Nic {
     pub port: u32,
     pub line_rate: Rate,
-    pub acks: VecDeque<Packet>,
+    pub acks: Fifo<Packet>,
     /// QPs with work or unacked data, in creation order (round-robin).
     pub active: Vec<u32>,
     pub rr_last: usize,
@@ -185,30 +222,31 @@ pub(crate) struct Qp {
 /// Timer slot of the retransmission timeout, after the CC's slots.
 pub(crate) const RTO_SLOT: usize = N_CC_TIMERS;
 
-/// Next-hop local ports of switch `node` towards every host: a flat list and
-/// offsets per host index. `link_map` maps the link indices `routes` uses
-/// to `topo`'s when the routes were computed on a subset of the links.
-pub(crate) fn route_table(
+/// Compute every switch's next-hop table from `routes` (route.rs) and
+/// return how to index them per destination node. `link_map` maps the link
+/// indices `routes` uses to `topo`'s when the routes were computed on a
+/// subset of the links.
+pub(crate) fn install_routes(
+    switches: &mut [Switch],
+    node_switch: &[u32],
     topo: &Topology,
     routes: &topo::Routes,
     link_map: Option<&[u32]>,
     link_port: &[[u32; 2]],
-    node: u32,
-    first_port: u32,
     hosts: &[u32],
-) -> (Vec<u16>, Vec<u32>) {
-    let mut flat = Vec::new();
-    let mut off = Vec::with_capacity(hosts.len() + 1);
-    for &h in hosts {
-        off.push(flat.len() as u32);
-        for &li in routes.next_hops(node, h) {
-            let li = link_map.map_or(li, |m| m[li as usize]) as usize;
-            let end = if topo.links[li].a == node { 0 } else { 1 };
-            flat.push((link_port[li][end] - first_port) as u16);
+) -> Vec<crate::route::DstRoute> {
+    let mut sw_nodes = vec![(0, 0); switches.len()];
+    for (node, &s) in node_switch.iter().enumerate() {
+        if s != u32::MAX {
+            sw_nodes[s as usize] = (node as u32, switches[s as usize].first_port);
         }
     }
-    off.push(flat.len() as u32);
-    (flat, off)
+    let t = crate::route::route_tables(topo, routes, link_map, link_port, &sw_nodes, hosts);
+    for (sw, (flat, off)) in switches.iter_mut().zip(t.per_switch) {
+        sw.routes = flat;
+        sw.route_off = off;
+    }
+    t.dst
 }
 
 /// A network ready to run: build it with [`Simulation::new`], then
@@ -221,7 +259,8 @@ pub struct Simulation {
     pub(crate) ports: Vec<Port>,
     pub(crate) node_switch: Vec<u32>,
     pub(crate) node_nic: Vec<u32>,
-    pub(crate) host_index: Vec<u32>,
+    /// Per node id: how switches route towards it (hosts; route.rs).
+    pub(crate) dst_route: Vec<crate::route::DstRoute>,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) qps: Vec<Qp>,
@@ -434,11 +473,17 @@ impl Simulation {
                     unscheduled_done: None,
                     up: true,
                     held: false,
-                    ctrl: VecDeque::new(),
-                    queues: Default::default(),
+                    line1: CacheLine,
+                    line2: CacheLine,
+                    line3: CacheLine,
+                    line4: CacheLine,
+                    ctrl: Fifo::new(),
+                    queues: std::array::from_fn(|_| Fifo::new()),
+                    backlog: 0,
                     queue_bytes: 0,
+                    peak_ingress: 0,
                     rr_last: 0,
-                    flight: VecDeque::new(),
+                    flight: Fifo::new(),
                     fc,
                     fc_version: 0,
                     relay_to,
@@ -450,10 +495,6 @@ impl Simulation {
         }
 
         let hosts = topo.hosts();
-        let mut host_index = vec![u32::MAX; n];
-        for (i, &h) in hosts.iter().enumerate() {
-            host_index[h as usize] = i as u32;
-        }
         let routes = topo::Routes::compute(topo);
 
         let mut node_switch = vec![u32::MAX; n];
@@ -468,7 +509,7 @@ impl Simulation {
                 nics.push(Nic {
                     port: first,
                     line_rate: ports[first as usize].rate,
-                    acks: VecDeque::new(),
+                    acks: Fifo::new(),
                     active: Vec::new(),
                     rr_last: 0,
                     wake_at: Time::MAX,
@@ -502,8 +543,6 @@ impl Simulation {
                     ecn.push((t.kmin, t.kmax, t.pmax));
                 }
             }
-            let (flat, off) =
-                route_table(topo, &routes, None, &link_port, node as u32, first, &hosts);
             node_switch[node] = switches.len() as u32;
             let mut mmu = Mmu::new(&cfg.buffer, headroom, shift);
             for p in first..first + count {
@@ -524,10 +563,20 @@ impl Simulation {
                 first_port: first,
                 mmu,
                 ecn,
-                routes: flat,
-                route_off: off,
+                routes: Vec::new(),
+                route_off: Vec::new(),
             });
         }
+
+        let dst_route = install_routes(
+            &mut switches,
+            &node_switch,
+            topo,
+            &routes,
+            None,
+            &link_port,
+            &hosts,
+        );
 
         // The peer's ideal ("standalone") FCT, §2.5, in integer ns as third.cc.
         let payload = u64::from(cfg.nic.mtu_payload);
@@ -618,7 +667,7 @@ impl Simulation {
             ports,
             node_switch,
             node_nic,
-            host_index,
+            dst_route,
             switches,
             nics,
             qps: Vec::with_capacity(n_flows),
@@ -790,17 +839,28 @@ impl Simulation {
         // As if `port` were pushed on `kick` and popped at once (LIFO), so
         // the order is that of the stack, without the push and pop.
         self.try_send_one(port);
+        self.kick_pending();
+    }
+
+    /// `try_send` every port on the `kick` stack, last pushed first.
+    #[inline]
+    pub(crate) fn kick_pending(&mut self) {
         while let Some(p) = self.kick.pop() {
             self.try_send_one(p);
         }
     }
 
+    /// Whether `port` may start a frame now: not transmitting (once the
+    /// end of a transmission that was not scheduled has passed, the port
+    /// is idle), up and not held. A port still transmitting whose end was
+    /// not scheduled gets its `TxDone` now, in its reserved place: someone
+    /// has something to send when it ends.
     #[inline]
-    fn try_send_one(&mut self, port: u32) {
+    pub(crate) fn may_start(&mut self, port: u32) -> bool {
         let p = &mut self.ports[port as usize];
         if p.busy {
             let Some((at, seq)) = p.unscheduled_done else {
-                return;
+                return false;
             };
             p.unscheduled_done = None;
             // Has the TxDone at (at, seq) that `transmit` skipped popped
@@ -813,13 +873,19 @@ impl Simulation {
                 // Someone wants to send while the frame is on the wire:
                 // the TxDone is needed, in its original place.
                 self.q.push_reserved(at, seq, Event::TxDone { port });
-                return;
+                return false;
             }
             p.busy = false;
         }
-        if !p.up || p.held {
+        p.up && !p.held
+    }
+
+    #[inline]
+    fn try_send_one(&mut self, port: u32) {
+        if !self.may_start(port) {
             return;
         }
+        let p = &mut self.ports[port as usize];
         let pkt = if let Some(f) = p.ctrl.pop_front() {
             f
         } else if p.is_host {
@@ -837,7 +903,7 @@ impl Simulation {
     }
 
     /// Put `pkt` on the wire of `port` (which is idle).
-    fn transmit(&mut self, port: u32, pkt: Packet) {
+    pub(crate) fn transmit(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         debug_assert!(!p.busy);
@@ -865,7 +931,7 @@ impl Simulation {
         // port as idle. Results are unchanged; about a third fewer events.
         // Host ports always schedule it: their TxDone also arms the pacing
         // wake-up of the NIC.
-        if !p.is_host && p.ctrl.is_empty() && p.queues.iter().all(VecDeque::is_empty) {
+        if !p.is_host && p.ctrl.is_empty() && p.backlog == 0 {
             p.unscheduled_done = Some((now + tx, self.q.reserve()));
         } else {
             self.q.push(now + tx, Event::TxDone { port });

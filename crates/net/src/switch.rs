@@ -15,9 +15,14 @@ impl Simulation {
         }
         let node = self.ports[in_port as usize].node;
         let sw_id = self.node_switch[node as usize] as usize;
-        let host = self.host_index[pkt.dst as usize] as usize;
+        let dst = &self.dst_route[pkt.dst as usize];
         let sw = &mut self.switches[sw_id];
-        let hops = &sw.routes[sw.route_off[host] as usize..sw.route_off[host + 1] as usize];
+        let hops = if dst.attach_switch == sw_id as u32 {
+            std::slice::from_ref(&dst.attach_port)
+        } else {
+            let k = dst.key as usize;
+            &sw.routes[sw.route_off[k] as usize..sw.route_off[k + 1] as usize]
+        };
         let out_local = match hops.len() {
             0 => {
                 // Only after a link failure: no path left (peer: dropped).
@@ -48,8 +53,8 @@ impl Simulation {
             }
             sw.mmu.enqueue_egress(out_local as usize, class, size);
             let held = sw.mmu.ingress_bytes(in_local, class);
-            let c = &mut self.ports[in_port as usize].c;
-            c.peak_ingress = c.peak_ingress.max(held);
+            let ip = &mut self.ports[in_port as usize];
+            ip.peak_ingress = ip.peak_ingress.max(held);
             let state = sw.mmu.ingress_state(in_local, class);
             let now = self.now;
             self.ports[in_port as usize].fc.after_admit(
@@ -61,13 +66,40 @@ impl Simulation {
             );
             self.apply_fc_outbox(in_port);
         }
+        let now = self.now;
         let op = &mut self.ports[out_port as usize];
-        op.queues[class].push_back(pkt);
+        op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes + size);
+        // An idle egress with nothing queued would dequeue this frame at
+        // once (the round robin finds only its class): skip the queue's
+        // push and pop, and do everything else as `try_send` would.
+        if self.may_start(out_port) {
+            let op = &mut self.ports[out_port as usize];
+            if op.ctrl.is_empty()
+                && op.backlog == 0
+                && (class == 0 || op.fc.may_send(now, class, pkt.size))
+            {
+                // The queue would grow by `size` and shrink back at the
+                // same time: the monitor hears of one change to the same
+                // length (the second of the pair credits no sample).
+                if let Some(m) = self.qlen.as_mut() {
+                    m.before_change(out_port, now, op.queue_bytes);
+                }
+                if class != 0 {
+                    op.rr_last = class as u8;
+                }
+                let pkt = self.switch_depart(out_port, class, pkt);
+                self.transmit(out_port, pkt);
+                self.kick_pending();
+                return;
+            }
+        }
+        let op = &mut self.ports[out_port as usize];
         if let Some(m) = self.qlen.as_mut() {
-            m.before_change(out_port, self.now, op.queue_bytes + size);
+            m.before_change(out_port, now, op.queue_bytes + size);
         }
         op.queue_bytes += size;
-        op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes);
+        op.queues[class].push_back(pkt);
+        op.backlog |= 1 << class;
         self.try_send(out_port);
     }
 
@@ -76,17 +108,14 @@ impl Simulation {
     pub(crate) fn switch_dequeue(&mut self, port: u32) -> Option<Packet> {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let class = if !p.queues[0].is_empty() {
+        let class = if p.backlog & 1 != 0 {
             0
         } else {
             // Round robin from rr_last + 1 over the non-empty classes: a
             // bitmask rotated so that bit i is class rr_last + 1 + i; ask
             // flow control only about classes with frames.
-            let mut backlog = 0u32;
-            for (c, q) in p.queues.iter().enumerate() {
-                backlog |= u32::from(!q.is_empty()) << c;
-            }
-            let shift = (p.rr_last + 1) % N_CLASSES;
+            let backlog = u32::from(p.backlog);
+            let shift = (usize::from(p.rr_last) + 1) % N_CLASSES;
             let both = backlog | (backlog << N_CLASSES);
             let mut rot = (both >> shift) & ((1 << N_CLASSES) - 1);
             let mut found = None;
@@ -100,15 +129,29 @@ impl Simulation {
                 rot &= rot - 1;
             }
             let c = found?;
-            p.rr_last = c;
+            p.rr_last = c as u8;
             c
         };
-        let mut pkt = p.queues[class].pop_front().expect("non-empty");
+        let queue = &mut p.queues[class];
+        let pkt = queue.pop_front().expect("non-empty");
+        if queue.is_empty() {
+            p.backlog &= !(1 << class);
+        }
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(port, now, p.queue_bytes - size);
         }
         p.queue_bytes -= size;
+        Some(self.switch_depart(port, class, pkt))
+    }
+
+    /// `pkt` of `class` left the queues of switch port `port` (their bytes
+    /// already count it out): PINT, flow control, MMU release, ECN, INT.
+    #[inline]
+    fn switch_depart(&mut self, port: u32, class: usize, mut pkt: Packet) -> Packet {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let size = u64::from(pkt.size);
         let out_local = p.local as usize;
         let node = p.node as usize;
         if let Some(base) = self.cfg.cc.pint_log_base() {
@@ -123,7 +166,7 @@ impl Simulation {
             p.pint.on_dequeue(now.ns(), size);
         }
         if class == 0 {
-            return Some(pkt);
+            return pkt;
         }
         p.fc.on_send(now, class, pkt.size);
         let sw = &mut self.switches[self.node_switch[node] as usize];
@@ -171,6 +214,6 @@ impl Simulation {
             &mut self.outbox,
         );
         self.apply_fc_outbox(in_port);
-        Some(pkt)
+        pkt
     }
 }

@@ -21,20 +21,24 @@ use crate::wire::{Packet, PacketKind, N_CLASSES};
 use engine::{Delta, Rate, Time};
 
 /// PFC state of one port: its upstream (obeying) and downstream (sending)
-/// halves.
+/// halves. `repr(C)`, what every frame reads first: `may_send`,
+/// `after_admit` and `after_release` then touch one cache line of it.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Pfc {
     mode: PfcMode,
-    /// Rate of this port's link: quanta are 512 bit-times of it.
-    rate: Rate,
     /// Whether this port sends PFC (switch ports do; hosts never do, §2.4).
     sends: bool,
     // Upstream half.
     paused: [bool; N_CLASSES],
+    // Downstream half.
+    xoff_sent: [bool; N_CLASSES],
+    /// Rate of this port's link: quanta are 512 bit-times of it.
+    rate: Rate,
+    // Upstream half.
     paused_until: [Time; N_CLASSES],
     pause_start: [Time; N_CLASSES],
     // Downstream half.
-    xoff_sent: [bool; N_CLASSES],
     next_refresh: [Time; N_CLASSES],
     c: FcCounters,
 }
