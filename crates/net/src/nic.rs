@@ -185,15 +185,13 @@ impl Simulation {
             ecn_ce: false,
             cnp: false,
             ingress: 0,
-            pfc_class: 0,
-            pfc_quanta: 0,
             size,
             payload,
             flow: qp_id,
             int,
             pint: 0,
             seq,
-            sack: 0,
+            ext: 0,
             src: qp.src,
             dst: qp.dst,
             sport: qp.sport,
@@ -297,26 +295,25 @@ impl Simulation {
         } else {
             pkt.class
         };
+        let (sack_lo, sack_hi) = Packet::sack_fields(sack);
         let ack = Packet {
             kind,
             class,
             ecn_ce: false,
             cnp: pkt.ecn_ce,
             ingress: 0,
-            pfc_class: 0,
-            pfc_quanta: 0,
             size: self
                 .cfg
                 .nic
                 .ack_bytes
                 .max(ACK_BASE_BYTES + self.cfg.cc.header_bytes()),
-            payload: 0,
+            payload: sack_lo,
             flow: pkt.flow,
             // The ACK carries the data packet's INT back (§2.2).
             int: pkt.int,
             pint: pkt.pint,
             seq: self.rx[flow].expected(),
-            sack,
+            ext: sack_hi,
             src: pkt.dst,
             dst: pkt.src,
             sport: pkt.dport,
@@ -366,7 +363,7 @@ impl Simulation {
         let mut loss_event = pkt.kind == PacketKind::Nack;
         if let Some(s) = qp.irn.as_mut() {
             // IRN: record the SACK; lost packets are resent first (irn.rs).
-            let sack = loss_event.then_some(pkt.sack / mtu);
+            let sack = loss_event.then_some(pkt.sack() / mtu);
             loss_event = s.on_feedback(qp.snd_una / mtu, sack, qp.max_sent.div_ceil(mtu));
         } else if loss_event {
             // Go-back-N: resend from the first unacknowledged byte.

@@ -13,7 +13,7 @@ use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy,
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
-use crate::wire::{IntStack, Packet, NO_INT, N_CLASSES};
+use crate::wire::{InFlight, IntStack, Packet, NO_INT, N_CLASSES};
 use engine::{Delta, EventQueue, Rate, Rng, Time};
 use topo::{NodeKind, Topology};
 use workload::FlowSpec;
@@ -97,7 +97,7 @@ pub(crate) struct Port {
     pub held: bool,
     pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
-    pub flight: Fifo<(Time, Packet)>,
+    pub flight: Fifo<InFlight>,
     /// Frames sent from this port are corrupted on arrival with this probability.
     pub error_rate: f64,
     /// The port at the other end of the link.
@@ -918,10 +918,15 @@ impl Simulation {
                 port: p.local,
                 kind: pkt.kind,
                 flow: pkt.flow,
-                seq: pkt.seq,
+                // A PFC frame carries its quanta in `seq`; the log keeps 0.
+                seq: if pkt.kind == crate::wire::PacketKind::Pfc {
+                    0
+                } else {
+                    pkt.seq
+                },
             });
         }
-        p.flight.push_back((arrive, pkt));
+        p.flight.push_back(InFlight { arrive, pkt });
         let first_in_flight = p.flight.len() == 1;
         // At a switch port with nothing else queued, the end of this frame
         // usually finds the port still empty and only clears `busy`. Do not
@@ -943,12 +948,15 @@ impl Simulation {
 
     fn link_deliver(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        let (at, mut pkt) = p
+        let InFlight {
+            arrive: at,
+            mut pkt,
+        } = p
             .flight
             .pop_front()
             .expect("a pending delivery has a frame");
         debug_assert_eq!(at, self.now);
-        if let Some(&(next, _)) = p.flight.front() {
+        if let Some(&InFlight { arrive: next, .. }) = p.flight.front() {
             self.q.push(next, Event::LinkDeliver { port });
         }
         self.packet_hops += 1;
@@ -1045,7 +1053,7 @@ impl Simulation {
                 is_switch: !p.is_host,
                 // The peer's device index: port 0 is its loopback.
                 if_index: u32::from(p.local) + 1,
-                pause: pkt.pfc_quanta > 0,
+                pause: pkt.pfc_quanta() > 0,
             });
         }
         let relay_to = self.ports[port as usize].relay_to;

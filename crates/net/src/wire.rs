@@ -98,13 +98,10 @@ pub struct Packet {
     pub cnp: bool,
     /// Ingress port index at the switch currently holding it.
     pub ingress: u16,
-    /// PFC class this frame pauses or resumes.
-    pub pfc_class: u8,
-    /// PFC pause time in quanta of 512 bit-times; 0 = resume.
-    pub pfc_quanta: u16,
     /// Frame bytes on the wire.
     pub size: u32,
-    /// Payload bytes (data only).
+    /// Data: payload bytes. ACK/NACK: the low 32 bits of the IRN SACK
+    /// offset ([`Packet::sack`]). PFC/credit frames: 0.
     pub payload: u32,
     /// Flow (= QP) this frame belongs to.
     pub flow: u32,
@@ -115,11 +112,13 @@ pub struct Packet {
     /// HPCC-PINT's encoded path utilisation (0 = none); ACKs echo it.
     pub pint: u16,
     /// Data: byte offset of the payload. ACK/NACK: next expected byte.
+    /// PFC frame: the pause time in quanta ([`Packet::pfc_quanta`]).
+    /// Credit frame: the FCCL.
     pub seq: u64,
-    /// An IRN NACK: byte offset of the out-of-order data packet that
-    /// triggered it, its selective acknowledgement (`specs/seed-001-swing.md`
-    /// §2.2). 0 otherwise.
-    pub sack: u64,
+    /// ACK/NACK: the high 32 bits of the IRN SACK offset
+    /// ([`Packet::sack`]). PFC/credit frame: the class it pauses, resumes
+    /// or credits ([`Packet::pfc_class`]). Data: 0.
+    pub ext: u32,
     /// Source node (for an ACK: the data receiver).
     pub src: u32,
     /// Destination node.
@@ -132,7 +131,23 @@ pub struct Packet {
     pub sent_at: Time,
 }
 
-const _: () = assert!(std::mem::size_of::<Packet>() <= 64);
+/// At most 56 bytes, so that a link-FIFO entry `(Time, Packet)` is 64 bytes
+/// and, aligned ([`InFlight`]), fills exactly one cache line
+/// (docs/performance.md, "Third pass").
+const _: () = assert!(std::mem::size_of::<Packet>() <= 56);
+
+/// A link-FIFO entry: a frame and the time it arrives at the far end,
+/// aligned to a 64-byte cache line, which it fills.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub struct InFlight {
+    /// When the frame arrives at the far end.
+    pub arrive: Time,
+    /// The frame.
+    pub pkt: Packet,
+}
+
+const _: () = assert!(std::mem::size_of::<InFlight>() == 64);
 
 impl Packet {
     /// A PFC frame for `class` with `quanta` (0 = resume).
@@ -143,15 +158,13 @@ impl Packet {
             ecn_ce: false,
             cnp: false,
             ingress: 0,
-            pfc_class: class,
-            pfc_quanta: quanta,
             size: PFC_FRAME_BYTES,
             payload: 0,
             flow: u32::MAX,
             int: NO_INT,
             pint: 0,
-            seq: 0,
-            sack: 0,
+            seq: u64::from(quanta),
+            ext: u32::from(class),
             src: u32::MAX,
             dst: u32::MAX,
             sport: 0,
@@ -168,5 +181,32 @@ impl Packet {
             seq: fccl,
             ..Packet::pfc(class, 0)
         }
+    }
+
+    /// PFC or credit frame: the class it pauses, resumes or credits.
+    #[inline]
+    pub fn pfc_class(&self) -> u8 {
+        self.ext as u8
+    }
+
+    /// PFC frame: the pause time in quanta of 512 bit-times; 0 = resume.
+    #[inline]
+    pub fn pfc_quanta(&self) -> u16 {
+        self.seq as u16
+    }
+
+    /// ACK/NACK: the IRN selective acknowledgement, the byte offset of the
+    /// out-of-order data packet that triggered a NACK
+    /// (`specs/seed-001-swing.md` §2.2); 0 otherwise.
+    #[inline]
+    pub fn sack(&self) -> u64 {
+        (u64::from(self.ext) << 32) | u64::from(self.payload)
+    }
+
+    /// The `(payload, ext)` fields of an ACK/NACK carrying `sack`
+    /// ([`Packet::sack`]).
+    #[inline]
+    pub fn sack_fields(sack: u64) -> (u32, u32) {
+        (sack as u32, (sack >> 32) as u32)
     }
 }

@@ -576,7 +576,7 @@ mod tests {
         tick(&mut b, 60_000, 500_000, &mut out);
         assert_eq!(out.frames.len(), 1);
         // H − L − F = 301,001,500 − 500,000 − 300,500,000 = 1,500.
-        let q = out.frames[0].pfc_quanta;
+        let q = out.frames[0].pfc_quanta();
         assert_eq!(q, ((4_000_000u64 - 1500 * 8) as f64 / 512.0).ceil() as u16);
     }
 

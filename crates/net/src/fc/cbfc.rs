@@ -247,7 +247,7 @@ impl FlowControl for Cbfc {
         if frame.kind != PacketKind::Credit {
             return;
         }
-        let class = frame.pfc_class as usize;
+        let class = frame.pfc_class() as usize;
         self.fccl[class] = frame.seq;
         self.heard[class] = true;
         self.stats.updates_rx[class] += 1;

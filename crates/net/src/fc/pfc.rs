@@ -123,8 +123,8 @@ impl FlowControl for Pfc {
 
     fn on_ctrl(&mut self, now: Time, frame: &Packet, rate: Rate, out: &mut FcOutbox) {
         debug_assert_eq!(frame.kind, PacketKind::Pfc);
-        let class = frame.pfc_class as usize;
-        if frame.pfc_quanta == 0 {
+        let class = frame.pfc_class() as usize;
+        if frame.pfc_quanta() == 0 {
             self.c.resume_rx[class] += 1;
             self.unpause(class, now);
             out.wake = true;
@@ -137,7 +137,7 @@ impl FlowControl for Pfc {
         }
         if let PfcMode::Quanta { .. } = self.mode {
             // A refresh replaces the pause time; it does not add to it.
-            self.paused_until[class] = now + quanta_duration(frame.pfc_quanta, rate);
+            self.paused_until[class] = now + quanta_duration(frame.pfc_quanta(), rate);
             self.arm(now, out);
         }
     }
@@ -232,13 +232,13 @@ mod tests {
         p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
         p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1);
-        assert_eq!(out.frames[0].pfc_class, 3);
-        assert!(out.frames[0].pfc_quanta > 0);
+        assert_eq!(out.frames[0].pfc_class(), 3);
+        assert!(out.frames[0].pfc_quanta() > 0);
         p.after_release(Time::ZERO, 3, 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1, "no XON while above XON");
         p.after_release(Time::ZERO, 3, 1000, BELOW, &mut out);
         assert_eq!(out.frames.len(), 2);
-        assert_eq!(out.frames[1].pfc_quanta, 0);
+        assert_eq!(out.frames[1].pfc_quanta(), 0);
     }
 
     #[test]
@@ -323,7 +323,7 @@ mod tests {
         let mut out2 = FcOutbox::default();
         p.on_timer(Time::from_ns(256), &|_| OVER, &mut out2);
         assert_eq!(out2.frames.len(), 1);
-        assert_eq!(out2.frames[0].pfc_quanta, 100);
+        assert_eq!(out2.frames[0].pfc_quanta(), 100);
         assert_eq!(out2.timer, Some(Time::from_ns(512)));
     }
 }
