@@ -934,9 +934,22 @@ impl Simulation {
         // that place only if a frame comes (every enqueue calls
         // `try_send`, which does it). `try_send` after its time treats the
         // port as idle. Results are unchanged; about a third fewer events.
-        // Host ports always schedule it: their TxDone also arms the pacing
-        // wake-up of the NIC.
-        if !p.is_host && p.ctrl.is_empty() && p.backlog == 0 {
+        // A host port's TxDone also looks for the NIC's next frame and arms
+        // its pacing wake-up: skip it only when the NIC has nothing at all to
+        // send (no ACK queued, every active QP sent all its bytes and has
+        // nothing to resend), where its `nic_dequeue` would return nothing
+        // and arm nothing. Whatever gives the NIC something to send (an
+        // ACK, a new flow, a NACK or timeout that rewinds a QP) calls
+        // `try_send` on the port, which schedules it.
+        let idle = p.ctrl.is_empty()
+            && if p.is_host {
+                let node = p.node;
+                self.nic_has_nothing(node)
+            } else {
+                p.backlog == 0
+            };
+        let p = &mut self.ports[port as usize];
+        if idle {
             p.unscheduled_done = Some((now + tx, self.q.reserve()));
         } else {
             self.q.push(now + tx, Event::TxDone { port });
@@ -944,6 +957,18 @@ impl Simulation {
         if first_in_flight {
             self.q.push(arrive, Event::LinkDeliver { port });
         }
+    }
+
+    /// Whether the NIC of host `node` has nothing to send: no ACK queued
+    /// and no active QP with bytes left to send or resend (then
+    /// `nic_dequeue` returns nothing and arms no wake-up).
+    fn nic_has_nothing(&self, node: u32) -> bool {
+        let nic = &self.nics[self.node_nic[node as usize] as usize];
+        nic.acks.is_empty()
+            && nic.active.iter().all(|&q| {
+                let qp = &self.qps[q as usize];
+                qp.snd_nxt >= qp.size && qp.irn.as_ref().is_none_or(|s| s.next_retx().is_none())
+            })
     }
 
     fn link_deliver(&mut self, port: u32) {
