@@ -65,6 +65,15 @@ impl PoissonSpec {
     }
 }
 
+/// The hosts of `dsts` that `src` may send to: all but itself, at least one.
+fn destinations_of(src: u32, dsts: &[u32]) -> Result<Vec<u32>, String> {
+    let own: Vec<u32> = dsts.iter().copied().filter(|&d| d != src).collect();
+    if own.is_empty() {
+        return Err(format!("host {src} has no destination but itself"));
+    }
+    Ok(own)
+}
+
 /// Generate Poisson traffic: each host runs an independent Poisson process
 /// (its own stream, `Rng::stream(seed, 1, host)`) with mean inter-arrival
 /// [`PoissonSpec::mean_interarrival_s`]; the first arrival comes one gap
@@ -97,10 +106,11 @@ pub fn poisson_to(p: &PoissonSpec, dsts: &[u32]) -> Result<Vec<FlowSpec>, String
     let mut flows = Vec::new();
     for (i, &src) in p.hosts.iter().enumerate() {
         // Destinations of this source: `dsts` without itself.
-        let own: Vec<u32> = dsts.iter().copied().filter(|&d| d != src).collect();
-        if !dsts.is_empty() && own.is_empty() {
-            return Err(format!("host {src} has no destination but itself"));
-        }
+        let own = if dsts.is_empty() {
+            Vec::new()
+        } else {
+            destinations_of(src, dsts)?
+        };
         let mut rng = Rng::stream(p.seed, POISSON_STREAM_KIND, u64::from(src));
         let mut t_ns = 0.0f64;
         loop {
@@ -187,10 +197,7 @@ pub fn bulk(
     let mut out = Vec::with_capacity(flows as usize);
     for i in 0..flows as usize {
         let src = senders[i % senders.len()];
-        let own: Vec<u32> = dsts.iter().copied().filter(|&d| d != src).collect();
-        if own.is_empty() {
-            return Err(format!("host {src} has no destination but itself"));
-        }
+        let own = destinations_of(src, dsts)?;
         let dst = own[(i / senders.len()) % own.len()];
         out.push(FlowSpec {
             id: i as u32,
@@ -233,10 +240,7 @@ pub fn probes(
     let mean_gap_ns = interval.ps() as f64 / 1e3;
     let mut out = Vec::new();
     for &src in senders {
-        let own: Vec<u32> = dsts.iter().copied().filter(|&d| d != src).collect();
-        if own.is_empty() {
-            return Err(format!("host {src} has no destination but itself"));
-        }
+        let own = destinations_of(src, dsts)?;
         let mut rng = Rng::stream(seed, PROBE_STREAM_KIND, u64::from(src));
         let mut t_ns = 0.0f64;
         for k in 0.. {
