@@ -431,12 +431,15 @@ impl RunNumbers {
     }
 }
 
+/// A run's parsed `summary.json`, if it has one.
+fn read_summary(dir: &Path) -> Option<serde_json::Value> {
+    let text = fs::read_to_string(dir.join("summary.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// A run's host pause time, retransmitted bytes and drops from its
-/// `summary.json` (NaN where missing), read once.
-fn summary_counters(dir: &Path) -> [f64; 3] {
-    let v = fs::read_to_string(dir.join("summary.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+/// parsed `summary.json` (NaN where missing).
+fn summary_counters(v: Option<&serde_json::Value>) -> [f64; 3] {
     let get = |key: &str| {
         v.as_ref()
             .and_then(|v| v.get("counters")?.get(key)?.as_f64())
@@ -450,14 +453,16 @@ fn summary_counters(dir: &Path) -> [f64; 3] {
 }
 
 /// Each port's bytes sent over the simulated time, in Gb/s, from the run's
-/// `ports.csv` and `summary.json` (NaN where missing).
-fn port_rates(dir: &Path, ports: &[(String, u32, u16)]) -> Vec<f64> {
+/// `ports.csv` and its parsed `summary.json` (NaN where missing).
+fn port_rates(
+    dir: &Path,
+    summary: Option<&serde_json::Value>,
+    ports: &[(String, u32, u16)],
+) -> Vec<f64> {
     if ports.is_empty() {
         return Vec::new();
     }
-    let sim_ns = fs::read_to_string(dir.join("summary.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    let sim_ns = summary
         .and_then(|v| v.get("engine")?.get("sim_time_ns")?.as_f64())
         .filter(|&t| t > 0.0);
     let text = fs::read_to_string(dir.join("ports.csv")).unwrap_or_default();
@@ -518,8 +523,10 @@ pub fn collect(
             .find(|(k, _)| k == "variant")
             .map(|(_, v)| v.clone())
             .unwrap_or_default();
-        let counters = summary_counters(&rd);
-        let rates = port_rates(&rd, &spec.ports);
+        // Each run's summary is read and parsed once.
+        let summary = read_summary(&rd);
+        let counters = summary_counters(summary.as_ref());
+        let rates = port_rates(&rd, summary.as_ref(), &spec.ports);
         if r.values.iter().any(|(k, _)| k == "run.seed") {
             let mut rest = point_of(r, &["variant", "run.seed"]);
             if !rest.is_empty() {
@@ -889,7 +896,7 @@ mod tests {
             ("idle".to_string(), 4, 1),
             ("none".to_string(), 9, 0),
         ];
-        let r = port_rates(&dir, &ports);
+        let r = port_rates(&dir, read_summary(&dir).as_ref(), &ports);
         // 12.5 MB in 2 ms is 50 Gb/s.
         assert_eq!(r[0], 50.0);
         assert_eq!(r[1], 0.0);
