@@ -823,7 +823,8 @@ impl Simulation {
             Event::LinkDown { k } => self.link_down(k as usize),
             Event::QlenDump => {
                 if let Some(m) = self.qlen.as_mut() {
-                    m.dump(self.now);
+                    let ports = &self.ports;
+                    m.dump(self.now, |p| ports[p as usize].queue_bytes);
                     if let Some(next) = m.next_dump() {
                         self.q.push(next, Event::QlenDump);
                     }

@@ -79,8 +79,8 @@ impl Simulation {
                 && (class == 0 || op.fc.may_send(now, class, pkt.size))
             {
                 // The queue would grow by `size` and shrink back at the
-                // same time: the monitor hears of one change to the same
-                // length (the second of the pair credits no sample).
+                // same time: the monitor hears of one change from the
+                // same length (the second of the pair credits no sample).
                 if let Some(m) = self.qlen.as_mut() {
                     m.before_change(out_port, now, op.queue_bytes);
                 }
@@ -95,7 +95,7 @@ impl Simulation {
         }
         let op = &mut self.ports[out_port as usize];
         if let Some(m) = self.qlen.as_mut() {
-            m.before_change(out_port, now, op.queue_bytes + size);
+            m.before_change(out_port, now, op.queue_bytes);
         }
         op.queue_bytes += size;
         op.queues[class].push_back(pkt);
@@ -139,7 +139,7 @@ impl Simulation {
         }
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
-            m.before_change(port, now, p.queue_bytes - size);
+            m.before_change(port, now, p.queue_bytes);
         }
         p.queue_bytes -= size;
         Some(self.switch_depart(port, class, pkt))
