@@ -873,12 +873,20 @@ impl Simulation {
             if !passed {
                 // Someone wants to send while the frame is on the wire:
                 // the TxDone is needed, in its original place.
-                self.q.push_reserved(at, seq, Event::TxDone { port });
+                self.push_reserved_done(port, at, seq);
                 return false;
             }
             p.busy = false;
         }
         p.up && !p.held
+    }
+
+    /// `may_start`'s push of a skipped `TxDone`, out of line: the queue's
+    /// insertion inlined there made every call to it (several per frame)
+    /// save and restore registers it rarely needs.
+    #[inline(never)]
+    fn push_reserved_done(&mut self, port: u32, at: Time, seq: u64) {
+        self.q.push_reserved(at, seq, Event::TxDone { port });
     }
 
     #[inline]
