@@ -775,11 +775,10 @@ impl Simulation {
         let stop = self.cfg.stop_time.unwrap_or(Time::MAX);
         let n_flows = self.flows.len();
         let mut next_report = every;
-        while let Some(t) = self.q.peek_time() {
-            if t > stop || (self.finished == n_flows && self.next_flow == n_flows) {
+        while !(self.finished == n_flows && self.next_flow == n_flows) {
+            let Some((t, ev)) = self.q.pop_not_after(stop) else {
                 break;
-            }
-            let (t, ev) = self.q.pop().expect("peeked");
+            };
             debug_assert!(t >= self.now);
             self.now = t;
             self.events += 1;
