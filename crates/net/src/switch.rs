@@ -46,24 +46,17 @@ impl Simulation {
         let in_local = pkt.ingress as usize;
         let size = u64::from(pkt.size);
         if class != 0 {
-            if !sw.mmu.admit(in_local, class, size) {
+            let Some((held, state)) = sw.mmu.admit_to(in_local, out_local as usize, class, size)
+            else {
                 self.ports[in_port as usize].c.drops[class] += 1;
                 self.int_release(pkt.int);
                 return;
-            }
-            sw.mmu.enqueue_egress(out_local as usize, class, size);
-            let held = sw.mmu.ingress_bytes(in_local, class);
+            };
             let ip = &mut self.ports[in_port as usize];
             ip.peak_ingress = ip.peak_ingress.max(held);
-            let state = sw.mmu.ingress_state(in_local, class);
             let now = self.now;
-            self.ports[in_port as usize].fc.after_admit(
-                now,
-                class,
-                pkt.size,
-                state,
-                &mut self.outbox,
-            );
+            ip.fc
+                .after_admit(now, class, pkt.size, state, &mut self.outbox);
             self.apply_fc_outbox(in_port);
         }
         let now = self.now;
@@ -171,11 +164,11 @@ impl Simulation {
         p.fc.on_send(now, class, pkt.size);
         let sw = &mut self.switches[self.node_switch[node] as usize];
         let in_local = pkt.ingress as usize;
-        sw.mmu.release(in_local, out_local, class, size);
+        // The bytes left in this class, and the ingress's state after.
+        let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
         // RED/ECN at dequeue on the bytes left in this class (peer ShouldSendCN).
         if self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
             let (kmin, kmax, pmax) = sw.ecn[out_local];
-            let q = sw.mmu.egress_bytes(out_local, class);
             let mark = if q > kmax {
                 true
             } else if q > kmin {
@@ -205,7 +198,6 @@ impl Simulation {
         }
         // The ingress may now be below XON.
         let in_port = sw.first_port + in_local as u32;
-        let state = sw.mmu.ingress_state(in_local, class);
         self.ports[in_port as usize].fc.after_release(
             now,
             class,
