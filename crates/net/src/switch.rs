@@ -80,7 +80,8 @@ impl Simulation {
                 if class != 0 {
                     op.rr_last = class as u8;
                 }
-                let pkt = self.switch_depart(out_port, class, pkt);
+                let mut pkt = pkt;
+                self.switch_depart(out_port, class, &mut pkt);
                 self.transmit(out_port, pkt);
                 self.kick_pending();
                 return;
@@ -135,13 +136,16 @@ impl Simulation {
             m.before_change(port, now, p.queue_bytes);
         }
         p.queue_bytes -= size;
-        Some(self.switch_depart(port, class, pkt))
+        let mut pkt = pkt;
+        self.switch_depart(port, class, &mut pkt);
+        Some(pkt)
     }
 
     /// `pkt` of `class` left the queues of switch port `port` (their bytes
     /// already count it out): PINT, flow control, MMU release, ECN, INT.
+    /// (`pkt` by reference: by value it was copied in and out of each call.)
     #[inline]
-    fn switch_depart(&mut self, port: u32, class: usize, mut pkt: Packet) -> Packet {
+    fn switch_depart(&mut self, port: u32, class: usize, pkt: &mut Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let size = u64::from(pkt.size);
@@ -159,7 +163,7 @@ impl Simulation {
             p.pint.on_dequeue(now.ns(), size);
         }
         if class == 0 {
-            return pkt;
+            return;
         }
         p.fc.on_send(now, class, pkt.size);
         let sw = &mut self.switches[self.node_switch[node] as usize];
@@ -206,6 +210,5 @@ impl Simulation {
             &mut self.outbox,
         );
         self.apply_fc_outbox(in_port);
-        pkt
     }
 }
