@@ -108,8 +108,11 @@ impl FlowControl for Lossy {}
 
 /// A port's flow control of any kind.
 // Stored inline in each port: one indirection less on the per-packet path.
+// `repr(u8)`: a plain tag byte first, so each hook's `match` is a load and
+// a jump (with the compiler's choice of niche it had to decode the tag).
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum AnyFc {
     /// None.
     Lossy(Lossy),
