@@ -910,11 +910,11 @@ impl Simulation {
                 None => return,
             }
         };
-        self.transmit(port, pkt);
+        self.transmit(port, &pkt);
     }
 
     /// Put `pkt` on the wire of `port` (which is idle).
-    pub(crate) fn transmit(&mut self, port: u32, pkt: Packet) {
+    pub(crate) fn transmit(&mut self, port: u32, pkt: &Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         debug_assert!(!p.busy);
@@ -937,7 +937,7 @@ impl Simulation {
                 },
             });
         }
-        p.flight.push_back(InFlight { arrive, pkt });
+        p.flight.push_back(InFlight { arrive, pkt: *pkt });
         let first_in_flight = p.flight.len() == 1;
         // At a switch port with nothing else queued, the end of this frame
         // usually finds the port still empty and only clears `busy`. Do not
@@ -1014,7 +1014,7 @@ impl Simulation {
             self.host_receive(to, pkt);
         } else {
             pkt.ingress = self.ports[to as usize].local;
-            self.switch_receive(to, pkt);
+            self.switch_receive(to, &mut pkt);
         }
     }
 

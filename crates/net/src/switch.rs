@@ -7,10 +7,12 @@ use crate::sim::Simulation;
 use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
 
 impl Simulation {
-    /// A frame arrives at switch port `in_port`.
-    pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: Packet) {
+    /// A frame arrives at switch port `in_port`. (By reference, as
+    /// `switch_depart` and `transmit` take it: the frame is copied out of
+    /// the link and into a queue or onto the next link, not at each call.)
+    pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: &mut Packet) {
         if matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
-            self.receive_ctrl(in_port, &pkt);
+            self.receive_ctrl(in_port, pkt);
             return;
         }
         let node = self.ports[in_port as usize].node;
@@ -80,8 +82,7 @@ impl Simulation {
                 if class != 0 {
                     op.rr_last = class as u8;
                 }
-                let mut pkt = pkt;
-                self.switch_depart(out_port, class, &mut pkt);
+                self.switch_depart(out_port, class, pkt);
                 self.transmit(out_port, pkt);
                 self.kick_pending();
                 return;
@@ -92,7 +93,7 @@ impl Simulation {
             m.before_change(out_port, now, op.queue_bytes);
         }
         op.queue_bytes += size;
-        op.queues[class].push_back(pkt);
+        op.queues[class].push_back(*pkt);
         op.backlog |= 1 << class;
         self.try_send(out_port);
     }
