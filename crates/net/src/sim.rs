@@ -1011,7 +1011,7 @@ impl Simulation {
         }
         let to = p.peer;
         if self.ports[to as usize].is_host {
-            self.host_receive(to, pkt);
+            self.host_receive(to, &pkt);
         } else {
             pkt.ingress = self.ports[to as usize].local;
             self.switch_receive(to, &mut pkt);
