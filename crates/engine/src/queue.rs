@@ -94,10 +94,13 @@ struct Node<E> {
     /// Insertion sequence (ties pop in this order).
     seq: u64,
     next: u32,
-    ev: Option<E>,
+    /// The event; a free node keeps the last one it held (events are
+    /// `Copy`, so `pop` copies it out instead of taking an `Option`).
+    ev: E,
 }
 
-/// A min-queue of events ordered by time, then by insertion.
+/// A min-queue of events ordered by time, then by insertion. Events are
+/// `Copy` (small ids; see the module doc).
 #[derive(Debug)]
 pub struct EventQueue<E> {
     /// Nodes of the near events and free nodes.
@@ -130,13 +133,13 @@ pub struct EventQueue<E> {
     last: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         EventQueue {
@@ -240,7 +243,7 @@ impl<E> EventQueue<E> {
         }
         self.last_time = t;
         self.last_seq = n.seq;
-        let ev = n.ev.take().expect("a queued node holds an event");
+        let ev = n.ev;
         let next = n.next;
         n.next = self.free;
         self.free = idx;
@@ -302,7 +305,7 @@ impl<E> EventQueue<E> {
                 time: t,
                 seq,
                 next: NIL,
-                ev: Some(ev),
+                ev,
             };
             i
         } else {
@@ -311,7 +314,7 @@ impl<E> EventQueue<E> {
                 time: t,
                 seq,
                 next: NIL,
-                ev: Some(ev),
+                ev,
             });
             (self.nodes.len() - 1) as u32
         };
