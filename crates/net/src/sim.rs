@@ -302,6 +302,10 @@ pub struct Simulation {
     pub(crate) sport_next: std::collections::HashMap<(u32, u32), u16>,
     /// Data frames (flow, byte offset) to lose once ([`Simulation::drop_once`]).
     pub(crate) drop_once: Vec<(u32, u64)>,
+    /// Whether a frame may be lost on a link at all: some port has an error
+    /// rate, or a loss was planned (`drop_once`). False in most runs, where
+    /// a delivery then tests this flag alone.
+    pub(crate) lossy: bool,
     /// Configuration warnings found while building (e.g. a Bifrost H below
     /// Theorem 1's bound).
     pub(crate) warnings: Vec<String>,
@@ -698,8 +702,10 @@ impl Simulation {
             tx_log: Vec::new(),
             monitor: None,
             drop_once: Vec::new(),
+            lossy: false,
             warnings,
         };
+        sim.lossy = sim.ports.iter().any(|p| p.error_rate > 0.0);
         // Schemes that speak first (initial credits) or run on a clock.
         for port in 0..sim.ports.len() as u32 {
             let mut out = std::mem::take(&mut sim.outbox);
@@ -996,19 +1002,10 @@ impl Simulation {
             self.q.push(next, Event::LinkDeliver { port });
         }
         self.packet_hops += 1;
-        let planned = !self.drop_once.is_empty() && pkt.kind == crate::wire::PacketKind::Data && {
-            let hit = self
-                .drop_once
-                .iter()
-                .position(|&d| d == (pkt.flow, pkt.seq));
-            hit.map(|i| self.drop_once.swap_remove(i)).is_some()
-        };
-        if planned || (p.error_rate > 0.0 && p.rng.uniform() < p.error_rate) {
-            let peer = p.peer as usize;
-            self.ports[peer].c.corrupted += 1;
-            self.int_release(pkt.int);
+        if self.lossy && self.lost(port, &pkt) {
             return;
         }
+        let p = &self.ports[port as usize];
         let to = p.peer;
         if self.ports[to as usize].is_host {
             self.host_receive(to, &pkt);
@@ -1016,6 +1013,27 @@ impl Simulation {
             pkt.ingress = self.ports[to as usize].local;
             self.switch_receive(to, &mut pkt);
         }
+    }
+
+    /// Whether `pkt`, just off the wire of `port`, is lost (a planned loss
+    /// or the link's error model); if so, count it at the receiving port.
+    #[inline(never)]
+    fn lost(&mut self, port: u32, pkt: &Packet) -> bool {
+        let planned = !self.drop_once.is_empty() && pkt.kind == crate::wire::PacketKind::Data && {
+            let hit = self
+                .drop_once
+                .iter()
+                .position(|&d| d == (pkt.flow, pkt.seq));
+            hit.map(|i| self.drop_once.swap_remove(i)).is_some()
+        };
+        let p = &mut self.ports[port as usize];
+        if planned || (p.error_rate > 0.0 && p.rng.uniform() < p.error_rate) {
+            let peer = p.peer as usize;
+            self.ports[peer].c.corrupted += 1;
+            self.int_release(pkt.int);
+            return true;
+        }
+        false
     }
 
     /// Apply whatever a flow-control hook of `port` put in the outbox.
@@ -1170,6 +1188,7 @@ impl Simulation {
     /// recovery).
     pub fn drop_once(&mut self, flow: u32, seq: u64) {
         self.drop_once.push((flow, seq));
+        self.lossy = true;
     }
 
     /// Bytes queued for transmission at `node`'s port `port` (all classes).
