@@ -95,6 +95,8 @@ pub(crate) struct Port {
     pub up: bool,
     /// Held by [`Simulation::hold_egress`]: sends nothing until released.
     pub held: bool,
+    /// Its node is traced ([`Simulation::trace_tx`]): log what it sends.
+    pub traced: bool,
     pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
     pub flight: Fifo<InFlight>,
@@ -293,8 +295,6 @@ pub struct Simulation {
     pub(crate) kick: Vec<u32>,
     pub(crate) record_pfc: bool,
     pub(crate) pfc_log: Vec<PfcLogEntry>,
-    /// Nodes whose transmissions are logged (tests and debugging).
-    pub(crate) traced: Vec<bool>,
     pub(crate) tx_log: Vec<TxLogEntry>,
     /// Time-series sampling, when on (monitor.rs).
     pub(crate) monitor: Option<Box<crate::monitor::Monitor>>,
@@ -477,6 +477,7 @@ impl Simulation {
                     unscheduled_done: None,
                     up: true,
                     held: false,
+                    traced: false,
                     line1: CacheLine,
                     line2: CacheLine,
                     line3: CacheLine,
@@ -698,7 +699,6 @@ impl Simulation {
             record_pfc: false,
             pfc_log: Vec::new(),
             sport_next: std::collections::HashMap::new(),
-            traced: vec![false; n],
             tx_log: Vec::new(),
             monitor: None,
             drop_once: Vec::new(),
@@ -763,7 +763,9 @@ impl Simulation {
 
     /// Log every frame that node `node` starts to transmit.
     pub fn trace_tx(&mut self, node: u32) {
-        self.traced[node as usize] = true;
+        for p in self.ports.iter_mut().filter(|p| p.node == node) {
+            p.traced = true;
+        }
     }
 
     /// Frames started by traced nodes, in time order.
@@ -928,21 +930,10 @@ impl Simulation {
         let tx = p.rate.tx_time(u64::from(pkt.size));
         p.c.tx_bytes += u64::from(pkt.size);
         let arrive = now + tx + p.delay;
-        if self.traced[p.node as usize] {
-            self.tx_log.push(TxLogEntry {
-                time: now,
-                node: p.node,
-                port: p.local,
-                kind: pkt.kind,
-                flow: pkt.flow,
-                // A PFC frame carries its quanta in `seq`; the log keeps 0.
-                seq: if pkt.kind == crate::wire::PacketKind::Pfc {
-                    0
-                } else {
-                    pkt.seq
-                },
-            });
+        if p.traced {
+            self.log_tx(port, pkt);
         }
+        let p = &mut self.ports[port as usize];
         p.flight.push_back(InFlight { arrive, pkt: *pkt });
         let first_in_flight = p.flight.len() == 1;
         // At a switch port with nothing else queued, the end of this frame
@@ -958,22 +949,43 @@ impl Simulation {
         // and arm nothing. Whatever gives the NIC something to send (an
         // ACK, a new flow, a NACK or timeout that rewinds a QP) calls
         // `try_send` on the port, which schedules it.
-        let idle = p.ctrl.is_empty()
-            && if p.is_host {
-                let node = p.node;
-                self.nic_has_nothing(node)
+        let end = now + tx;
+        if !p.is_host {
+            if p.ctrl.is_empty() && p.backlog == 0 {
+                p.unscheduled_done = Some((end, self.q.reserve()));
             } else {
-                p.backlog == 0
-            };
-        let p = &mut self.ports[port as usize];
-        if idle {
-            p.unscheduled_done = Some((now + tx, self.q.reserve()));
+                self.q.push(end, Event::TxDone { port });
+            }
         } else {
-            self.q.push(now + tx, Event::TxDone { port });
+            let node = p.node;
+            if p.ctrl.is_empty() && self.nic_has_nothing(node) {
+                self.ports[port as usize].unscheduled_done = Some((end, self.q.reserve()));
+            } else {
+                self.q.push(end, Event::TxDone { port });
+            }
         }
         if first_in_flight {
             self.q.push(arrive, Event::LinkDeliver { port });
         }
+    }
+
+    /// Log `pkt`, which `port` of a traced node starts to send now.
+    #[inline(never)]
+    fn log_tx(&mut self, port: u32, pkt: &Packet) {
+        let p = &self.ports[port as usize];
+        self.tx_log.push(TxLogEntry {
+            time: self.now,
+            node: p.node,
+            port: p.local,
+            kind: pkt.kind,
+            flow: pkt.flow,
+            // A PFC frame carries its quanta in `seq`; the log keeps 0.
+            seq: if pkt.kind == crate::wire::PacketKind::Pfc {
+                0
+            } else {
+                pkt.seq
+            },
+        });
     }
 
     /// Whether the NIC of host `node` has nothing to send: no ACK queued
