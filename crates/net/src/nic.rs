@@ -258,9 +258,11 @@ impl Simulation {
             let now = self.now;
             let fc = &mut self.ports[port as usize].fc;
             let out = &mut self.outbox;
-            fc.after_admit(now, pkt.class as usize, pkt.size, s, out);
-            fc.after_release(now, pkt.class as usize, pkt.size, s, out);
-            self.apply_fc_outbox(port);
+            let admit = fc.after_admit_emits(now, pkt.class as usize, pkt.size, s, out);
+            let release = fc.after_release_emits(now, pkt.class as usize, pkt.size, s, out);
+            if admit || release {
+                self.apply_fc_outbox(port);
+            }
         }
         match pkt.kind {
             PacketKind::Pfc | PacketKind::Credit => self.receive_ctrl(port, pkt),

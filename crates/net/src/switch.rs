@@ -57,9 +57,12 @@ impl Simulation {
             let ip = &mut self.ports[in_port as usize];
             ip.peak_ingress = ip.peak_ingress.max(held);
             let now = self.now;
-            ip.fc
-                .after_admit(now, class, pkt.size, state, &mut self.outbox);
-            self.apply_fc_outbox(in_port);
+            if ip
+                .fc
+                .after_admit_emits(now, class, pkt.size, state, &mut self.outbox)
+            {
+                self.apply_fc_outbox(in_port);
+            }
         }
         let now = self.now;
         let op = &mut self.ports[out_port as usize];
@@ -203,13 +206,14 @@ impl Simulation {
         }
         // The ingress may now be below XON.
         let in_port = sw.first_port + in_local as u32;
-        self.ports[in_port as usize].fc.after_release(
+        if self.ports[in_port as usize].fc.after_release_emits(
             now,
             class,
             pkt.size,
             state,
             &mut self.outbox,
-        );
-        self.apply_fc_outbox(in_port);
+        ) {
+            self.apply_fc_outbox(in_port);
+        }
     }
 }

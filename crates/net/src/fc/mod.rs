@@ -124,6 +124,52 @@ pub enum AnyFc {
     Bifrost(Bifrost),
 }
 
+impl AnyFc {
+    /// [`FlowControl::after_admit`], returning false if it put nothing in
+    /// `out`, so that the caller need not look at the outbox (at every
+    /// switch hop). PFC and lossy ports know; the other schemes answer
+    /// true, and the caller checks the outbox as before.
+    #[inline]
+    pub fn after_admit_emits(
+        &mut self,
+        now: Time,
+        class: usize,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        match self {
+            AnyFc::Pfc(f) => f.admit_emits(now, class, s, out),
+            AnyFc::Lossy(_) => false,
+            _ => {
+                self.after_admit(now, class, bytes, s, out);
+                true
+            }
+        }
+    }
+
+    /// [`FlowControl::after_release`], returning false if it put nothing
+    /// in `out` (as [`AnyFc::after_admit_emits`]).
+    #[inline]
+    pub fn after_release_emits(
+        &mut self,
+        now: Time,
+        class: usize,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        match self {
+            AnyFc::Pfc(f) => f.release_emits(class, s, out),
+            AnyFc::Lossy(_) => false,
+            _ => {
+                self.after_release(now, class, bytes, s, out);
+                true
+            }
+        }
+    }
+}
+
 macro_rules! each {
     ($self:ident, $f:ident => $e:expr) => {
         match $self {

@@ -88,6 +88,39 @@ impl Pfc {
         }
     }
 
+    /// [`FlowControl::after_admit`], returning whether it put anything in
+    /// `out` (an XOFF).
+    #[inline(always)]
+    pub(crate) fn admit_emits(
+        &mut self,
+        now: Time,
+        class: usize,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        let pause = self.sends && class != 0 && !self.xoff_sent[class] && s.over_xoff;
+        if pause {
+            self.pause(now, class, out);
+        }
+        pause
+    }
+
+    /// [`FlowControl::after_release`], returning whether it put anything
+    /// in `out` (an XON).
+    #[inline(always)]
+    pub(crate) fn release_emits(
+        &mut self,
+        class: usize,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        let resume = self.xoff_sent[class] && s.below_xon;
+        if resume {
+            self.resume(class, out);
+        }
+        resume
+    }
+
     /// Downstream: the ingress went over XOFF in `class`.
     #[inline(never)]
     fn pause(&mut self, now: Time, class: usize, out: &mut FcOutbox) {
@@ -169,9 +202,7 @@ impl FlowControl for Pfc {
         s: IngressState,
         out: &mut FcOutbox,
     ) {
-        if self.sends && class != 0 && !self.xoff_sent[class] && s.over_xoff {
-            self.pause(now, class, out);
-        }
+        self.admit_emits(now, class, s, out);
     }
 
     #[inline]
@@ -183,9 +214,7 @@ impl FlowControl for Pfc {
         s: IngressState,
         out: &mut FcOutbox,
     ) {
-        if self.xoff_sent[class] && s.below_xon {
-            self.resume(class, out);
-        }
+        self.release_emits(class, s, out);
     }
 
     fn on_timer(&mut self, now: Time, _s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
