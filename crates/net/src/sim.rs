@@ -865,10 +865,11 @@ impl Simulation {
     /// end of a transmission that was not scheduled has passed, the port
     /// is idle), up and not held. A port still transmitting whose end was
     /// not scheduled gets its `TxDone` now, in its reserved place: someone
-    /// has something to send when it ends.
+    /// has something to send when it ends. (`p` is port `port`, which the
+    /// callers have at hand: an associated function, so that they look it
+    /// up once.)
     #[inline]
-    pub(crate) fn may_start(&mut self, port: u32) -> bool {
-        let p = &mut self.ports[port as usize];
+    pub(crate) fn may_start(p: &mut Port, q: &mut EventQueue<Event>, now: Time, port: u32) -> bool {
         if p.busy {
             let Some((at, seq)) = p.unscheduled_done else {
                 return false;
@@ -877,13 +878,12 @@ impl Simulation {
             // Has the TxDone at (at, seq) that `transmit` skipped popped
             // already? Then it found nothing to send (nothing was queued
             // since, or we would have scheduled it then): the port is idle.
-            let (last_t, last_seq) = self.q.last_popped();
-            let now = self.now;
+            let (last_t, last_seq) = q.last_popped();
             let passed = at < now || (at == now && (last_t < now || seq < last_seq));
             if !passed {
                 // Someone wants to send while the frame is on the wire:
                 // the TxDone is needed, in its original place.
-                self.push_reserved_done(port, at, seq);
+                Self::push_reserved_done(q, port, at, seq);
                 return false;
             }
             p.busy = false;
@@ -895,16 +895,16 @@ impl Simulation {
     /// insertion inlined there made every call to it (several per frame)
     /// save and restore registers it rarely needs.
     #[inline(never)]
-    fn push_reserved_done(&mut self, port: u32, at: Time, seq: u64) {
-        self.q.push_reserved(at, seq, Event::TxDone { port });
+    fn push_reserved_done(q: &mut EventQueue<Event>, port: u32, at: Time, seq: u64) {
+        q.push_reserved(at, seq, Event::TxDone { port });
     }
 
     #[inline]
     fn try_send_one(&mut self, port: u32) {
-        if !self.may_start(port) {
+        let p = &mut self.ports[port as usize];
+        if !Self::may_start(p, &mut self.q, self.now, port) {
             return;
         }
-        let p = &mut self.ports[port as usize];
         let pkt = if let Some(f) = p.ctrl.pop_front() {
             f
         } else if p.is_host {
@@ -930,10 +930,8 @@ impl Simulation {
         let tx = p.rate.tx_time(u64::from(pkt.size));
         p.c.tx_bytes += u64::from(pkt.size);
         let arrive = now + tx + p.delay;
-        if p.traced {
-            self.log_tx(port, pkt);
-        }
-        let p = &mut self.ports[port as usize];
+        // Logged at the end, so that the port is not looked up again.
+        let traced = p.traced;
         p.flight.push_back(InFlight { arrive, pkt: *pkt });
         let first_in_flight = p.flight.len() == 1;
         // At a switch port with nothing else queued, the end of this frame
@@ -966,6 +964,9 @@ impl Simulation {
         }
         if first_in_flight {
             self.q.push(arrive, Event::LinkDeliver { port });
+        }
+        if traced {
+            self.log_tx(port, pkt);
         }
     }
 
@@ -1014,11 +1015,10 @@ impl Simulation {
             self.q.push(next, Event::LinkDeliver { port });
         }
         self.packet_hops += 1;
+        let to = p.peer;
         if self.lossy && self.lost(port, &pkt) {
             return;
         }
-        let p = &self.ports[port as usize];
-        let to = p.peer;
         if self.ports[to as usize].is_host {
             self.host_receive(to, &pkt);
         } else {

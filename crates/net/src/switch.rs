@@ -70,26 +70,24 @@ impl Simulation {
         // An idle egress with nothing queued would dequeue this frame at
         // once (the round robin finds only its class): skip the queue's
         // push and pop, and do everything else as `try_send` would.
-        if self.may_start(out_port) {
-            let op = &mut self.ports[out_port as usize];
-            if op.ctrl.is_empty()
-                && op.backlog == 0
-                && (class == 0 || op.fc.may_send(now, class, pkt.size))
-            {
-                // The queue would grow by `size` and shrink back at the
-                // same time: the monitor hears of one change from the
-                // same length (the second of the pair credits no sample).
-                if let Some(m) = self.qlen.as_mut() {
-                    m.before_change(out_port, now, op.queue_bytes);
-                }
-                if class != 0 {
-                    op.rr_last = class as u8;
-                }
-                self.switch_depart(out_port, class, pkt);
-                self.transmit(out_port, pkt);
-                self.kick_pending();
-                return;
+        if Simulation::may_start(op, &mut self.q, now, out_port)
+            && op.ctrl.is_empty()
+            && op.backlog == 0
+            && (class == 0 || op.fc.may_send(now, class, pkt.size))
+        {
+            // The queue would grow by `size` and shrink back at the same
+            // time: the monitor hears of one change from the same length
+            // (the second of the pair credits no sample).
+            if let Some(m) = self.qlen.as_mut() {
+                m.before_change(out_port, now, op.queue_bytes);
             }
+            if class != 0 {
+                op.rr_last = class as u8;
+            }
+            self.switch_depart(out_port, class, pkt);
+            self.transmit(out_port, pkt);
+            self.kick_pending();
+            return;
         }
         let op = &mut self.ports[out_port as usize];
         if let Some(m) = self.qlen.as_mut() {
