@@ -97,6 +97,9 @@ pub(crate) struct Port {
     pub held: bool,
     /// Its node is traced ([`Simulation::trace_tx`]): log what it sends.
     pub traced: bool,
+    /// Index of its switch in `Simulation::switches` (`u16::MAX` at a
+    /// host): a hop reads it here instead of through `node_switch`.
+    pub switch: u16,
     pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
     pub flight: Fifo<InFlight>,
@@ -478,6 +481,7 @@ impl Simulation {
                     up: true,
                     held: false,
                     traced: false,
+                    switch: u16::MAX,
                     line1: CacheLine,
                     line2: CacheLine,
                     line3: CacheLine,
@@ -571,6 +575,17 @@ impl Simulation {
                 routes: Vec::new(),
                 route_off: Vec::new(),
             });
+        }
+
+        assert!(
+            switches.len() < usize::from(u16::MAX),
+            "at most 65,534 switches"
+        );
+        for p in &mut ports {
+            let s = node_switch[p.node as usize];
+            if s != u32::MAX {
+                p.switch = s as u16;
+            }
         }
 
         let dst_route = install_routes(

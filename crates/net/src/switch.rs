@@ -15,8 +15,9 @@ impl Simulation {
             self.receive_ctrl(in_port, pkt);
             return;
         }
-        let node = self.ports[in_port as usize].node;
-        let sw_id = self.node_switch[node as usize] as usize;
+        let ip = &self.ports[in_port as usize];
+        let node = ip.node;
+        let sw_id = usize::from(ip.switch);
         let dst = &self.dst_route[pkt.dst as usize];
         let sw = &mut self.switches[sw_id];
         let hops = if dst.attach_switch == sw_id as u32 {
@@ -152,7 +153,7 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         let size = u64::from(pkt.size);
         let out_local = p.local as usize;
-        let node = p.node as usize;
+        let sw_id = usize::from(p.switch);
         if let Some(base) = self.cfg.cc.pint_log_base() {
             // HPCC-PINT at dequeue (peer SwitchNotifyDequeue, mode 10).
             if pkt.kind == PacketKind::Data {
@@ -168,7 +169,7 @@ impl Simulation {
             return;
         }
         p.fc.on_send(now, class, pkt.size);
-        let sw = &mut self.switches[self.node_switch[node] as usize];
+        let sw = &mut self.switches[sw_id];
         let in_local = pkt.ingress as usize;
         // The bytes left in this class, and the ingress's state after.
         let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
