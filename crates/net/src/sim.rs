@@ -107,6 +107,9 @@ pub(crate) struct Port {
     pub error_rate: f64,
     /// The port at the other end of the link.
     pub peer: u32,
+    /// `rate.ps_per_byte()`, 0 if none: `transmit` multiplies by it
+    /// instead of dividing by the rate (the same time, exactly).
+    pub ps_per_byte: u32,
     pub delay: Delta,
     pub line2: CacheLine,
     /// Control frames: strict priority, never paused.
@@ -473,6 +476,7 @@ impl Simulation {
                     local: local as u16,
                     is_host,
                     peer: link_port[li as usize][1 - end],
+                    ps_per_byte: l.rate.ps_per_byte().unwrap_or(0),
                     rate: l.rate,
                     delay: l.delay,
                     error_rate,
@@ -942,7 +946,11 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         debug_assert!(!p.busy);
         p.busy = true;
-        let tx = p.rate.tx_time(u64::from(pkt.size));
+        let tx = if p.ps_per_byte != 0 {
+            Delta(u64::from(pkt.size) * u64::from(p.ps_per_byte))
+        } else {
+            p.rate.tx_time(u64::from(pkt.size))
+        };
         p.c.tx_bytes += u64::from(pkt.size);
         let arrive = now + tx + p.delay;
         // Logged at the end, so that the port is not looked up again.
