@@ -244,8 +244,20 @@ impl Mmu {
         let egress = *e;
         self.used -= bytes;
         let (reserve, resume_offset) = (self.reserve, self.resume_offset);
+        let free = self.free_shared();
         let p = &mut self.ports[in_port];
         let c = &mut p.classes[class];
+        if p.fixed.is_none() && c.hdrm == 0 && c.ingress <= reserve {
+            // Most frames: their class held no more than its reserve (the
+            // short path of `admit_to`). Nothing leaves the shared pool, so
+            // `free` stands, and the shared use is 0 after.
+            c.ingress -= bytes;
+            let state = IngressState {
+                over_xoff: free >> p.shift == 0,
+                below_xon: true,
+            };
+            return (egress, state);
+        }
         // Headroom drains first.
         let from_hdrm = c.hdrm.min(bytes);
         if p.fixed.is_none() {
