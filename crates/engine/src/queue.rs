@@ -108,9 +108,9 @@ pub struct EventQueue<E> {
     /// First free node, `NIL` if none.
     free: u32,
     /// Per slot: first and last node of its bucket, `NIL` if empty.
-    ends: Vec<(u32, u32)>,
+    ends: Box<[(u32, u32); SLOTS]>,
     /// One bit per slot: the bucket is not empty.
-    bits: Vec<u64>,
+    bits: Box<[u64; WORDS]>,
     /// Bucket of the last event popped: the window is `[cur, cur + SLOTS)`.
     cur: u64,
     /// Bucket of the earliest near event (meaningful when `near > 0`).
@@ -145,8 +145,16 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             nodes: Vec::new(),
             free: NIL,
-            ends: vec![(NIL, NIL); SLOTS],
-            bits: vec![0; WORDS],
+            // Arrays of their fixed sizes, not `Vec`s: a slot masked with
+            // `SLOTS - 1` indexes them with no bounds check.
+            ends: vec![(NIL, NIL); SLOTS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("SLOTS slots"),
+            bits: vec![0; WORDS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("WORDS words"),
             cur: 0,
             head: 0,
             near: 0,
