@@ -94,10 +94,13 @@ struct Node<E> {
     /// Insertion sequence (ties pop in this order).
     seq: u64,
     next: u32,
-    ev: Option<E>,
+    /// The event; a free node keeps the last one it held (events are
+    /// `Copy`, so `pop` copies it out instead of taking an `Option`).
+    ev: E,
 }
 
-/// A min-queue of events ordered by time, then by insertion.
+/// A min-queue of events ordered by time, then by insertion. Events are
+/// `Copy` (small ids; see the module doc).
 #[derive(Debug)]
 pub struct EventQueue<E> {
     /// Nodes of the near events and free nodes.
@@ -105,9 +108,9 @@ pub struct EventQueue<E> {
     /// First free node, `NIL` if none.
     free: u32,
     /// Per slot: first and last node of its bucket, `NIL` if empty.
-    ends: Vec<(u32, u32)>,
+    ends: Box<[(u32, u32); SLOTS]>,
     /// One bit per slot: the bucket is not empty.
-    bits: Vec<u64>,
+    bits: Box<[u64; WORDS]>,
     /// Bucket of the last event popped: the window is `[cur, cur + SLOTS)`.
     cur: u64,
     /// Bucket of the earliest near event (meaningful when `near > 0`).
@@ -116,6 +119,10 @@ pub struct EventQueue<E> {
     near: usize,
     /// Events beyond the window.
     far: BinaryHeap<Far<E>>,
+    /// Time of `far`'s earliest event, `u64::MAX` if it is empty: when the
+    /// window advances, an inline comparison with it says whether
+    /// [`EventQueue::migrate`] has anything to move.
+    far_top: u64,
     /// Insertion sequence of the next push or reservation.
     seq: u64,
     /// Time and sequence of the last event popped.
@@ -126,24 +133,33 @@ pub struct EventQueue<E> {
     last: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         EventQueue {
             nodes: Vec::new(),
             free: NIL,
-            ends: vec![(NIL, NIL); SLOTS],
-            bits: vec![0; WORDS],
+            // Arrays of their fixed sizes, not `Vec`s: a slot masked with
+            // `SLOTS - 1` indexes them with no bounds check.
+            ends: vec![(NIL, NIL); SLOTS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("SLOTS slots"),
+            bits: vec![0; WORDS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("WORDS words"),
             cur: 0,
             head: 0,
             near: 0,
             far: BinaryHeap::new(),
+            far_top: u64::MAX,
             seq: 0,
             last_time: 0,
             last_seq: 0,
@@ -201,15 +217,28 @@ impl<E> EventQueue<E> {
             assert!(bucket >= self.cur, "event scheduled in the past");
             let key = ((at.0 as u128) << 64) | seq as u128;
             self.far.push(Far { key, ev });
+            self.far_top = self.far_top.min(at.0);
         }
     }
 
     /// Remove and return the earliest event.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.pop_not_after(Time(u64::MAX))
+    }
+
+    /// Remove and return the earliest event if it is not later than
+    /// `until`; `None` (nothing removed) if the queue is empty or its
+    /// earliest event is later. (A simulation's loop does this with one
+    /// look at the bucket instead of a `peek_time` and a `pop`.)
+    #[inline(always)]
+    pub fn pop_not_after(&mut self, until: Time) -> Option<(Time, E)> {
         if self.near == 0 {
             // Everything is far ahead: jump the window to the earliest.
             let t = (self.far.peek()?.key >> 64) as u64;
+            if t > until.0 {
+                return None;
+            }
             self.cur = t >> SHIFT;
             self.migrate();
         }
@@ -217,9 +246,12 @@ impl<E> EventQueue<E> {
         let idx = self.ends[slot].0;
         let n = &mut self.nodes[idx as usize];
         let t = n.time;
+        if t > until.0 {
+            return None;
+        }
         self.last_time = t;
         self.last_seq = n.seq;
-        let ev = n.ev.take().expect("a queued node holds an event");
+        let ev = n.ev;
         let next = n.next;
         n.next = self.free;
         self.free = idx;
@@ -238,7 +270,9 @@ impl<E> EventQueue<E> {
         let bucket = t >> SHIFT;
         if bucket != self.cur {
             self.cur = bucket;
-            self.migrate();
+            if self.far_top >> SHIFT < self.cur + SLOTS as u64 {
+                self.migrate();
+            }
         }
         #[cfg(debug_assertions)]
         {
@@ -279,7 +313,7 @@ impl<E> EventQueue<E> {
                 time: t,
                 seq,
                 next: NIL,
-                ev: Some(ev),
+                ev,
             };
             i
         } else {
@@ -288,7 +322,7 @@ impl<E> EventQueue<E> {
                 time: t,
                 seq,
                 next: NIL,
-                ev: Some(ev),
+                ev,
             });
             (self.nodes.len() - 1) as u32
         };
@@ -304,6 +338,14 @@ impl<E> EventQueue<E> {
         } else if after_last {
             self.nodes[last as usize].next = idx;
             self.ends[slot].1 = idx;
+        } else if (t, seq) < {
+            let f = &self.nodes[first as usize];
+            (f.time, f.seq)
+        } {
+            // Before the bucket's first event (about half the insertions
+            // that are not at the end): no walk, no call.
+            self.nodes[idx as usize].next = first;
+            self.ends[slot].0 = idx;
         } else {
             self.insert_before_later(slot, first, t, seq, idx);
         }
@@ -343,6 +385,7 @@ impl<E> EventQueue<E> {
             let f = self.far.pop().expect("peeked");
             self.insert_near(t, f.key as u64, t >> SHIFT, f.ev);
         }
+        self.far_top = self.far.peek().map_or(u64::MAX, |f| (f.key >> 64) as u64);
     }
 
     /// The first non-empty slot at or after `from` in ring order; there must
@@ -522,9 +565,22 @@ mod tests {
                     q.push(Time(now + d), id);
                     r.push(now + d, id);
                     id += 1;
-                } else {
+                } else if rng.below(2) == 0 {
                     let got = q.pop().map(|(t, e)| (t.0, e));
                     assert_eq!(got, r.pop(), "seed {seed}");
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                } else {
+                    // A bound before, at or after the earliest event, near
+                    // or far: nothing is removed when it is later.
+                    let until = now + rng.below(2) * rng.below(5_000_000);
+                    let got = q.pop_not_after(Time(until)).map(|(t, e)| (t.0, e));
+                    let want = match r.peek_time() {
+                        Some(t) if t <= until => r.pop(),
+                        _ => None,
+                    };
+                    assert_eq!(got, want, "seed {seed}");
                     if let Some((t, _)) = got {
                         now = t;
                     }

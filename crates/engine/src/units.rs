@@ -27,6 +27,18 @@ impl Rate {
     pub const fn bps(self) -> u64 {
         self.0
     }
+    /// Picoseconds per byte when that is a whole number below 2^32 (e.g. 80
+    /// at 100 Gb/s, 20 at 400 Gb/s): then [`Rate::tx_time`] of `b` bytes is
+    /// exactly `b` times it, with nothing to round, and a caller that
+    /// keeps it multiplies instead of dividing per frame.
+    pub fn ps_per_byte(self) -> Option<u32> {
+        const PS_BITS: u64 = 8_000_000_000_000;
+        if self.0 == 0 || !PS_BITS.is_multiple_of(self.0) {
+            return None;
+        }
+        u32::try_from(PS_BITS / self.0).ok()
+    }
+
     /// Time to serialise `bytes` at this rate, rounded up to a picosecond.
     #[inline]
     pub fn tx_time(self, bytes: u64) -> Delta {
@@ -170,6 +182,39 @@ pub fn parse_delay_or_length(s: &str) -> Result<Delta, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ps_per_byte_gives_tx_time_exactly() {
+        assert_eq!(Rate::gbps(100).ps_per_byte(), Some(80));
+        assert_eq!(Rate::gbps(400).ps_per_byte(), Some(20));
+        assert_eq!(Rate::gbps(3).ps_per_byte(), None);
+        assert_eq!(Rate(1).ps_per_byte(), None, "8e12 does not fit u32");
+        assert_eq!(Rate(0).ps_per_byte(), None);
+        for r in [
+            Rate::gbps(1),
+            Rate::gbps(10),
+            Rate::gbps(25),
+            Rate::gbps(100),
+            Rate::gbps(400),
+            Rate::gbps(800),
+            Rate::mbps(2),
+            Rate(8_000_000_000_000),
+        ] {
+            let k = u64::from(r.ps_per_byte().expect("exact"));
+            for b in [
+                0,
+                1,
+                64,
+                1048,
+                9000,
+                2_300_000,
+                2_400_000,
+                u64::from(u32::MAX),
+            ] {
+                assert_eq!(r.tx_time(b), Delta(b * k), "{r:?} {b}");
+            }
+        }
+    }
 
     #[test]
     fn rates() {

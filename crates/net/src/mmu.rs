@@ -145,38 +145,74 @@ impl Mmu {
     #[inline]
     pub fn admit(&mut self, port: usize, class: usize, bytes: u64) -> bool {
         let free = self.free_shared();
-        let reserve = self.reserve;
-        let p = &mut self.ports[port];
-        let headroom = p.headroom;
-        let c = &mut p.classes[class];
-        if let Some((xoff, _)) = p.fixed {
-            if c.ingress + bytes <= xoff && c.hdrm == 0 {
-                c.ingress += bytes;
-            } else if c.hdrm + bytes <= headroom {
-                c.hdrm += bytes;
-            } else {
-                return false;
-            }
-            self.used += bytes;
-            self.peak_bytes = self.peak_bytes.max(self.used);
-            return true;
-        }
-        let thresh = free >> p.shift;
-        if bytes + c.hdrm > headroom && bytes + c.ingress.saturating_sub(reserve) > thresh {
+        let Some(shared) = admit_port(&mut self.ports[port], class, bytes, free, self.reserve)
+        else {
             return false;
-        }
-        let new_bytes = c.ingress + bytes;
-        if new_bytes <= reserve {
+        };
+        self.count_admitted(bytes, shared);
+        true
+    }
+
+    /// A frame's admission at a switch in one call: [`Mmu::admit`] of
+    /// `bytes` on `in_port` in `class`, then (if admitted)
+    /// [`Mmu::enqueue_egress`] at `out_port`, returning what
+    /// [`Mmu::ingress_bytes`] and [`Mmu::ingress_state`] of
+    /// (`in_port`, `class`) would return after it; `None` if dropped. One
+    /// lookup of the ingress's state instead of three.
+    #[inline]
+    pub fn admit_to(
+        &mut self,
+        in_port: usize,
+        out_port: usize,
+        class: usize,
+        bytes: u64,
+    ) -> Option<(u64, IngressState)> {
+        let free = self.free_shared();
+        let (reserve, resume_offset) = (self.reserve, self.resume_offset);
+        let p = &mut self.ports[in_port];
+        let c = &mut p.classes[class];
+        if p.fixed.is_none() && c.hdrm == 0 && c.ingress + bytes <= reserve {
+            // Most frames: within the class's reserve, no headroom in use.
+            // `admit_port` and `state_of` reduce to this (nothing counts
+            // against the shared pool, so `free` does not change, and the
+            // shared use is 0 before and after).
+            let thresh = free >> p.shift;
+            if bytes > p.headroom && bytes > thresh {
+                return None;
+            }
             c.ingress += bytes;
-        } else if new_bytes - reserve > thresh {
-            c.hdrm += bytes;
-        } else {
-            c.ingress += bytes;
-            self.shared_used += bytes.min(new_bytes - reserve);
+            let held = c.ingress;
+            self.count_admitted(bytes, 0);
+            self.ports[out_port].classes[class].egress += bytes;
+            let state = IngressState {
+                over_xoff: thresh == 0,
+                below_xon: true,
+            };
+            return Some((held, state));
         }
+        let shared = admit_port(p, class, bytes, free, reserve)?;
+        let c = &p.classes[class];
+        let held = c.ingress + c.hdrm;
+        // Free shared bytes after `shared` more are used: buffer − (Σ
+        // headroom + Σ reserve + shared used + shared), saturating as
+        // `free_shared` does.
+        let state = state_of(
+            p,
+            class,
+            free.saturating_sub(shared),
+            reserve,
+            resume_offset,
+        );
+        self.count_admitted(bytes, shared);
+        self.ports[out_port].classes[class].egress += bytes;
+        Some((held, state))
+    }
+
+    #[inline]
+    fn count_admitted(&mut self, bytes: u64, shared: u64) {
+        self.shared_used += shared;
         self.used += bytes;
         self.peak_bytes = self.peak_bytes.max(self.used);
-        true
     }
 
     /// Count `bytes` queued at egress `port` in `class`.
@@ -189,11 +225,39 @@ impl Mmu {
     /// `RemoveFromIngressAdmission` + `RemoveFromEgressAdmission`).
     #[inline]
     pub fn release(&mut self, in_port: usize, out_port: usize, class: usize, bytes: u64) {
-        self.ports[out_port].classes[class].egress -= bytes;
+        self.release_state(in_port, out_port, class, bytes);
+    }
+
+    /// [`Mmu::release`], returning what [`Mmu::egress_bytes`] of
+    /// (`out_port`, `class`) and [`Mmu::ingress_state`] of (`in_port`,
+    /// `class`) would return after it (one lookup of each side).
+    #[inline]
+    pub fn release_state(
+        &mut self,
+        in_port: usize,
+        out_port: usize,
+        class: usize,
+        bytes: u64,
+    ) -> (u64, IngressState) {
+        let e = &mut self.ports[out_port].classes[class].egress;
+        *e -= bytes;
+        let egress = *e;
         self.used -= bytes;
-        let reserve = self.reserve;
+        let (reserve, resume_offset) = (self.reserve, self.resume_offset);
+        let free = self.free_shared();
         let p = &mut self.ports[in_port];
         let c = &mut p.classes[class];
+        if p.fixed.is_none() && c.hdrm == 0 && c.ingress <= reserve {
+            // Most frames: their class held no more than its reserve (the
+            // short path of `admit_to`). Nothing leaves the shared pool, so
+            // `free` stands, and the shared use is 0 after.
+            c.ingress -= bytes;
+            let state = IngressState {
+                over_xoff: free >> p.shift == 0,
+                below_xon: true,
+            };
+            return (egress, state);
+        }
         // Headroom drains first.
         let from_hdrm = c.hdrm.min(bytes);
         if p.fixed.is_none() {
@@ -202,6 +266,10 @@ impl Mmu {
         }
         c.hdrm -= from_hdrm;
         c.ingress -= bytes - from_hdrm;
+        let free = self
+            .buffer
+            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
+        (egress, state_of(p, class, free, reserve, resume_offset))
     }
 
     /// Bytes queued for egress at `port` in `class` (ECN marks on this).
@@ -213,21 +281,13 @@ impl Mmu {
     /// Pause/resume conditions of (port, class).
     #[inline]
     pub fn ingress_state(&self, port: usize, class: usize) -> IngressState {
-        let p = &self.ports[port];
-        let c = &p.classes[class];
-        if let Some((xoff, xon)) = p.fixed {
-            let held = c.ingress + c.hdrm;
-            return IngressState {
-                over_xoff: held > xoff,
-                below_xon: held <= xon,
-            };
-        }
-        let shared = c.ingress.saturating_sub(self.reserve);
-        let thresh = self.free_shared() >> p.shift;
-        IngressState {
-            over_xoff: c.hdrm > 0 || shared >= thresh,
-            below_xon: c.hdrm == 0 && (shared == 0 || shared + self.resume_offset <= thresh),
-        }
+        state_of(
+            &self.ports[port],
+            class,
+            self.free_shared(),
+            self.reserve,
+            self.resume_offset,
+        )
     }
 
     /// Bytes held for (port, class): reserve, shared and headroom.
@@ -245,6 +305,66 @@ impl Mmu {
     /// Total bytes held.
     pub fn used(&self) -> u64 {
         self.used
+    }
+}
+
+/// Admit `bytes` into `class` of port `p` (the body of [`Mmu::admit`])
+/// given the free shared bytes `free`: `None` if they are dropped, else
+/// the bytes newly counted against the shared pool.
+#[inline]
+fn admit_port(p: &mut PortState, class: usize, bytes: u64, free: u64, reserve: u64) -> Option<u64> {
+    let headroom = p.headroom;
+    let c = &mut p.classes[class];
+    if let Some((xoff, _)) = p.fixed {
+        if c.ingress + bytes <= xoff && c.hdrm == 0 {
+            c.ingress += bytes;
+        } else if c.hdrm + bytes <= headroom {
+            c.hdrm += bytes;
+        } else {
+            return None;
+        }
+        return Some(0);
+    }
+    let thresh = free >> p.shift;
+    if bytes + c.hdrm > headroom && bytes + c.ingress.saturating_sub(reserve) > thresh {
+        return None;
+    }
+    let new_bytes = c.ingress + bytes;
+    if new_bytes <= reserve {
+        c.ingress += bytes;
+        Some(0)
+    } else if new_bytes - reserve > thresh {
+        c.hdrm += bytes;
+        Some(0)
+    } else {
+        c.ingress += bytes;
+        Some(bytes.min(new_bytes - reserve))
+    }
+}
+
+/// Pause/resume conditions of `class` of port `p` (the body of
+/// [`Mmu::ingress_state`]) given the free shared bytes `free`.
+#[inline]
+fn state_of(
+    p: &PortState,
+    class: usize,
+    free: u64,
+    reserve: u64,
+    resume_offset: u64,
+) -> IngressState {
+    let c = &p.classes[class];
+    if let Some((xoff, xon)) = p.fixed {
+        let held = c.ingress + c.hdrm;
+        return IngressState {
+            over_xoff: held > xoff,
+            below_xon: held <= xon,
+        };
+    }
+    let shared = c.ingress.saturating_sub(reserve);
+    let thresh = free >> p.shift;
+    IngressState {
+        over_xoff: c.hdrm > 0 || shared >= thresh,
+        below_xon: c.hdrm == 0 && (shared == 0 || shared + resume_offset <= thresh),
     }
 }
 
@@ -320,5 +440,64 @@ mod tests {
         // XON = XOFF: back at 5000 bytes the pause lifts.
         assert!(m.ingress_state(0, 3).below_xon);
         assert!(!m.ingress_state(0, 3).over_xoff);
+    }
+
+    #[test]
+    fn combined_calls_match_the_separate_ones() {
+        // The same frames through `admit_to` / `release_state` and through
+        // `admit`, `enqueue_egress`, `ingress_bytes`, `ingress_state`,
+        // `release`, `egress_bytes`: same answers, same accounting.
+        for reserve in [1000, 20_000] {
+            combined_calls_match(reserve);
+        }
+    }
+
+    fn combined_calls_match(reserve: u64) {
+        let cfg = BufferConfig {
+            size: 100_000,
+            reserve,
+            ..BufferConfig::default()
+        };
+        let mut a = Mmu::new(&cfg, vec![10_000, 10_000], vec![3, 3]);
+        let mut b = Mmu::new(&cfg, vec![10_000, 10_000], vec![3, 3]);
+        for m in [&mut a, &mut b] {
+            m.set_static(1, 6000, 3000, 4000);
+        }
+        let mut held: Vec<(usize, usize, usize, u64)> = Vec::new();
+        let mut x = 7u64;
+        for step in 0..20_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Filling and draining phases, so that the classes cross their
+            // reserve, threshold and headroom both ways, many times.
+            let admit_in_5 = if (step / 1500) % 2 == 0 { 4 } else { 1 };
+            let (i, o, class) = (
+                (x >> 40) as usize % 2,
+                (x >> 42) as usize % 2,
+                1 + (x >> 44) as usize % 3,
+            );
+            let bytes = 64 + (x >> 50) % 1000;
+            if (x >> 33) % 5 < admit_in_5 {
+                let got = a.admit_to(i, o, class, bytes);
+                let want = b.admit(i, class, bytes).then(|| {
+                    b.enqueue_egress(o, class, bytes);
+                    (b.ingress_bytes(i, class), b.ingress_state(i, class))
+                });
+                assert_eq!(got, want);
+                if got.is_some() {
+                    held.push((i, o, class, bytes));
+                }
+            } else if !held.is_empty() {
+                let (i, o, class, bytes) = held.swap_remove((x >> 20) as usize % held.len());
+                let got = a.release_state(i, o, class, bytes);
+                b.release(i, o, class, bytes);
+                assert_eq!(got, (b.egress_bytes(o, class), b.ingress_state(i, class)));
+            }
+            assert_eq!(
+                (a.used(), a.shared_used, a.peak_bytes),
+                (b.used(), b.shared_used, b.peak_bytes)
+            );
+        }
     }
 }

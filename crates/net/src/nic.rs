@@ -246,7 +246,8 @@ impl Simulation {
     }
 
     /// A frame arrives at a host's port.
-    pub(crate) fn host_receive(&mut self, port: u32, pkt: Packet) {
+    /// (By reference, as `switch_receive`: no copy per call.)
+    pub(crate) fn host_receive(&mut self, port: u32, pkt: &Packet) {
         if pkt.class != 0 && !matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
             // The NIC consumes what it receives at once: its ingress admits
             // and releases the frame (credits flow back under CBFC).
@@ -257,19 +258,21 @@ impl Simulation {
             let now = self.now;
             let fc = &mut self.ports[port as usize].fc;
             let out = &mut self.outbox;
-            fc.after_admit(now, pkt.class as usize, pkt.size, s, out);
-            fc.after_release(now, pkt.class as usize, pkt.size, s, out);
-            self.apply_fc_outbox(port);
+            let admit = fc.after_admit_emits(now, pkt.class as usize, pkt.size, s, out);
+            let release = fc.after_release_emits(now, pkt.class as usize, pkt.size, s, out);
+            if admit || release {
+                self.apply_fc_outbox(port);
+            }
         }
         match pkt.kind {
-            PacketKind::Pfc | PacketKind::Credit => self.receive_ctrl(port, &pkt),
+            PacketKind::Pfc | PacketKind::Credit => self.receive_ctrl(port, pkt),
             PacketKind::Data => self.receive_data(port, pkt),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(port, pkt),
         }
     }
 
     /// Receiver side (peer `ReceiveUdp`): ACK, NACK or nothing.
-    fn receive_data(&mut self, port: u32, pkt: Packet) {
+    fn receive_data(&mut self, port: u32, pkt: &Packet) {
         let now = self.now;
         let flow = pkt.flow as usize;
         let payload = u64::from(pkt.payload);
@@ -326,7 +329,7 @@ impl Simulation {
     }
 
     /// Sender side (peer `ReceiveAck`).
-    fn receive_ack(&mut self, port: u32, pkt: Packet) {
+    fn receive_ack(&mut self, port: u32, pkt: &Packet) {
         let now = self.now;
         let qp_id = pkt.flow;
         let qp = &mut self.qps[qp_id as usize];

@@ -8,6 +8,9 @@
 //! same counts exactly by integrating: when a port's queue changes at t, the
 //! samples in (last change, t] all saw the old value, and their number is a
 //! division. A sample at the instant of a change sees the value before it.
+//! The value itself is the port's `queue_bytes`: a change passes the old
+//! one, a dump reads the current one, so before the first sample (the
+//! peer's configs put it after the run) a change costs one comparison.
 
 use crate::sim::Simulation;
 use engine::{Delta, Time};
@@ -30,8 +33,8 @@ pub struct QlenMonitorConfig {
 
 #[derive(Debug, Default)]
 struct PortHist {
+    /// Time of the last change credited (before `start` if none yet).
     last: Time,
-    bytes: u64,
     cnt: Vec<u32>,
 }
 
@@ -105,17 +108,25 @@ impl QlenMonitor {
         None
     }
 
-    /// `port`'s queue is about to change at `now`: credit the old value.
+    /// `port`'s queue, which held `old_bytes` since its last change, is
+    /// about to change at `now`: credit the old value to the samples since.
+    /// Before the first sample there is nothing to credit, and nothing to
+    /// remember: the first credit or dump reads what the port holds then
+    /// (the inline check keeps the peer's configs, whose window is after
+    /// the run, from calling out at every enqueue and dequeue).
     #[inline]
-    pub(crate) fn before_change(&mut self, port: u32, now: Time, new_bytes: u64) {
+    pub(crate) fn before_change(&mut self, port: u32, now: Time, old_bytes: u64) {
+        if now < self.cfg.start {
+            return;
+        }
+        self.credit(port, now, old_bytes);
+    }
+
+    /// [`QlenMonitor::before_change`] at or after the first sample.
+    #[inline(never)]
+    fn credit(&mut self, port: u32, now: Time, old_bytes: u64) {
         let n_new = self.samples_until(now);
         if let Some(h) = self.ports[port as usize].as_mut() {
-            if n_new == 0 {
-                // Before the first sample: nothing to credit (n_old is 0 too).
-                h.last = now;
-                h.bytes = new_bytes;
-                return;
-            }
             let n_old = {
                 let t = h.last;
                 if t < self.cfg.start {
@@ -125,14 +136,14 @@ impl QlenMonitor {
                         + 1
                 }
             };
-            add(&mut h.cnt, h.bytes, n_new.saturating_sub(n_old));
+            add(&mut h.cnt, old_bytes, n_new.saturating_sub(n_old));
             h.last = now;
-            h.bytes = new_bytes;
         }
     }
 
-    /// Write the block for dump time `t`.
-    pub(crate) fn dump(&mut self, t: Time) {
+    /// Write the block for dump time `t`; `bytes(port)` is what `port`'s
+    /// queue holds now (since its last change).
+    pub(crate) fn dump(&mut self, t: Time, bytes: impl Fn(u32) -> u64) {
         let n_now = self.samples_until(t);
         let _ = writeln!(self.text, "time: {}", t.ns());
         for &(node, port, if_index) in &self.order {
@@ -145,7 +156,7 @@ impl QlenMonitor {
             } else {
                 ((h.last.ps() - start.ps()) / iv).min(k_max) + 1
             };
-            add(&mut h.cnt, h.bytes, n_now.saturating_sub(n_old));
+            add(&mut h.cnt, bytes(port), n_now.saturating_sub(n_old));
             h.last = t;
             let _ = write!(self.text, "{node} {if_index}");
             for c in &h.cnt {
@@ -178,11 +189,12 @@ impl Simulation {
     /// its stop time even when every flow finished early).
     pub(crate) fn qlen_finish(&mut self, until: Time) {
         if let Some(m) = self.qlen.as_mut() {
+            let ports = &self.ports;
             while let Some(d) = m.next_dump() {
                 if d > until {
                     break;
                 }
-                m.dump(d);
+                m.dump(d, |p| ports[p as usize].queue_bytes);
             }
         }
     }
@@ -208,12 +220,14 @@ mod tests {
         let mut m = QlenMonitor::new(cfg, vec![(9, 0, 1)], 1);
         // Samples at 1000, 1100, ..., 2000 ns: 11. Dumps at 1000 and 2000.
         assert_eq!(m.next_dump(), Some(Time::from_ns(1000)));
-        m.dump(Time::from_ns(1000));
+        // A change before the first sample credits nothing.
+        m.before_change(0, Time::from_ns(500), 0);
+        m.dump(Time::from_ns(1000), |_| 0);
         assert_eq!(m.text, "time: 1000\n9 1 1\n");
         // 2500 B queued from 1250 ns, emptied at 1650 ns.
-        m.before_change(0, Time::from_ns(1250), 2500);
-        m.before_change(0, Time::from_ns(1650), 0);
-        m.dump(Time::from_ns(2000));
+        m.before_change(0, Time::from_ns(1250), 0);
+        m.before_change(0, Time::from_ns(1650), 2500);
+        m.dump(Time::from_ns(2000), |_| 0);
         // Samples 1300..1600 (4) saw 2.5 KB; the other 7 saw 0.
         assert!(m.text.ends_with("time: 2000\n9 1 7 0 4\n"), "{}", m.text);
         assert_eq!(m.next_dump(), None);

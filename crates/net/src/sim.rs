@@ -95,6 +95,11 @@ pub(crate) struct Port {
     pub up: bool,
     /// Held by [`Simulation::hold_egress`]: sends nothing until released.
     pub held: bool,
+    /// Its node is traced ([`Simulation::trace_tx`]): log what it sends.
+    pub traced: bool,
+    /// Index of its switch in `Simulation::switches` (`u16::MAX` at a
+    /// host): a hop reads it here instead of through `node_switch`.
+    pub switch: u16,
     pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
     pub flight: Fifo<InFlight>,
@@ -102,6 +107,9 @@ pub(crate) struct Port {
     pub error_rate: f64,
     /// The port at the other end of the link.
     pub peer: u32,
+    /// `rate.ps_per_byte()`, 0 if none: `transmit` multiplies by it
+    /// instead of dividing by the rate (the same time, exactly).
+    pub ps_per_byte: u32,
     pub delay: Delta,
     pub line2: CacheLine,
     /// Control frames: strict priority, never paused.
@@ -293,8 +301,6 @@ pub struct Simulation {
     pub(crate) kick: Vec<u32>,
     pub(crate) record_pfc: bool,
     pub(crate) pfc_log: Vec<PfcLogEntry>,
-    /// Nodes whose transmissions are logged (tests and debugging).
-    pub(crate) traced: Vec<bool>,
     pub(crate) tx_log: Vec<TxLogEntry>,
     /// Time-series sampling, when on (monitor.rs).
     pub(crate) monitor: Option<Box<crate::monitor::Monitor>>,
@@ -302,6 +308,10 @@ pub struct Simulation {
     pub(crate) sport_next: std::collections::HashMap<(u32, u32), u16>,
     /// Data frames (flow, byte offset) to lose once ([`Simulation::drop_once`]).
     pub(crate) drop_once: Vec<(u32, u64)>,
+    /// Whether a frame may be lost on a link at all: some port has an error
+    /// rate, or a loss was planned (`drop_once`). False in most runs, where
+    /// a delivery then tests this flag alone.
+    pub(crate) lossy: bool,
     /// Configuration warnings found while building (e.g. a Bifrost H below
     /// Theorem 1's bound).
     pub(crate) warnings: Vec<String>,
@@ -466,6 +476,7 @@ impl Simulation {
                     local: local as u16,
                     is_host,
                     peer: link_port[li as usize][1 - end],
+                    ps_per_byte: l.rate.ps_per_byte().unwrap_or(0),
                     rate: l.rate,
                     delay: l.delay,
                     error_rate,
@@ -473,6 +484,8 @@ impl Simulation {
                     unscheduled_done: None,
                     up: true,
                     held: false,
+                    traced: false,
+                    switch: u16::MAX,
                     line1: CacheLine,
                     line2: CacheLine,
                     line3: CacheLine,
@@ -566,6 +579,17 @@ impl Simulation {
                 routes: Vec::new(),
                 route_off: Vec::new(),
             });
+        }
+
+        assert!(
+            switches.len() < usize::from(u16::MAX),
+            "at most 65,534 switches"
+        );
+        for p in &mut ports {
+            let s = node_switch[p.node as usize];
+            if s != u32::MAX {
+                p.switch = s as u16;
+            }
         }
 
         let dst_route = install_routes(
@@ -694,12 +718,13 @@ impl Simulation {
             record_pfc: false,
             pfc_log: Vec::new(),
             sport_next: std::collections::HashMap::new(),
-            traced: vec![false; n],
             tx_log: Vec::new(),
             monitor: None,
             drop_once: Vec::new(),
+            lossy: false,
             warnings,
         };
+        sim.lossy = sim.ports.iter().any(|p| p.error_rate > 0.0);
         // Schemes that speak first (initial credits) or run on a clock.
         for port in 0..sim.ports.len() as u32 {
             let mut out = std::mem::take(&mut sim.outbox);
@@ -757,7 +782,9 @@ impl Simulation {
 
     /// Log every frame that node `node` starts to transmit.
     pub fn trace_tx(&mut self, node: u32) {
-        self.traced[node as usize] = true;
+        for p in self.ports.iter_mut().filter(|p| p.node == node) {
+            p.traced = true;
+        }
     }
 
     /// Frames started by traced nodes, in time order.
@@ -775,11 +802,10 @@ impl Simulation {
         let stop = self.cfg.stop_time.unwrap_or(Time::MAX);
         let n_flows = self.flows.len();
         let mut next_report = every;
-        while let Some(t) = self.q.peek_time() {
-            if t > stop || (self.finished == n_flows && self.next_flow == n_flows) {
+        while !(self.finished == n_flows && self.next_flow == n_flows) {
+            let Some((t, ev)) = self.q.pop_not_after(stop) else {
                 break;
-            }
-            let (t, ev) = self.q.pop().expect("peeked");
+            };
             debug_assert!(t >= self.now);
             self.now = t;
             self.events += 1;
@@ -800,6 +826,9 @@ impl Simulation {
         self.qlen_finish(until);
     }
 
+    // Inlined into the run loop: as a call, saving and restoring the
+    // registers of this large function cost ~16 instructions per event.
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::FlowArrive => self.flow_arrive(),
@@ -823,7 +852,8 @@ impl Simulation {
             Event::LinkDown { k } => self.link_down(k as usize),
             Event::QlenDump => {
                 if let Some(m) = self.qlen.as_mut() {
-                    m.dump(self.now);
+                    let ports = &self.ports;
+                    m.dump(self.now, |p| ports[p as usize].queue_bytes);
                     if let Some(next) = m.next_dump() {
                         self.q.push(next, Event::QlenDump);
                     }
@@ -854,10 +884,11 @@ impl Simulation {
     /// end of a transmission that was not scheduled has passed, the port
     /// is idle), up and not held. A port still transmitting whose end was
     /// not scheduled gets its `TxDone` now, in its reserved place: someone
-    /// has something to send when it ends.
+    /// has something to send when it ends. (`p` is port `port`, which the
+    /// callers have at hand: an associated function, so that they look it
+    /// up once.)
     #[inline]
-    pub(crate) fn may_start(&mut self, port: u32) -> bool {
-        let p = &mut self.ports[port as usize];
+    pub(crate) fn may_start(p: &mut Port, q: &mut EventQueue<Event>, now: Time, port: u32) -> bool {
         if p.busy {
             let Some((at, seq)) = p.unscheduled_done else {
                 return false;
@@ -866,13 +897,12 @@ impl Simulation {
             // Has the TxDone at (at, seq) that `transmit` skipped popped
             // already? Then it found nothing to send (nothing was queued
             // since, or we would have scheduled it then): the port is idle.
-            let (last_t, last_seq) = self.q.last_popped();
-            let now = self.now;
+            let (last_t, last_seq) = q.last_popped();
             let passed = at < now || (at == now && (last_t < now || seq < last_seq));
             if !passed {
                 // Someone wants to send while the frame is on the wire:
                 // the TxDone is needed, in its original place.
-                self.q.push_reserved(at, seq, Event::TxDone { port });
+                Self::push_reserved_done(q, port, at, seq);
                 return false;
             }
             p.busy = false;
@@ -880,12 +910,20 @@ impl Simulation {
         p.up && !p.held
     }
 
+    /// `may_start`'s push of a skipped `TxDone`, out of line: the queue's
+    /// insertion inlined there made every call to it (several per frame)
+    /// save and restore registers it rarely needs.
+    #[inline(never)]
+    fn push_reserved_done(q: &mut EventQueue<Event>, port: u32, at: Time, seq: u64) {
+        q.push_reserved(at, seq, Event::TxDone { port });
+    }
+
     #[inline]
     fn try_send_one(&mut self, port: u32) {
-        if !self.may_start(port) {
+        let p = &mut self.ports[port as usize];
+        if !Self::may_start(p, &mut self.q, self.now, port) {
             return;
         }
-        let p = &mut self.ports[port as usize];
         let pkt = if let Some(f) = p.ctrl.pop_front() {
             f
         } else if p.is_host {
@@ -899,34 +937,25 @@ impl Simulation {
                 None => return,
             }
         };
-        self.transmit(port, pkt);
+        self.transmit(port, &pkt);
     }
 
     /// Put `pkt` on the wire of `port` (which is idle).
-    pub(crate) fn transmit(&mut self, port: u32, pkt: Packet) {
+    pub(crate) fn transmit(&mut self, port: u32, pkt: &Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         debug_assert!(!p.busy);
         p.busy = true;
-        let tx = p.rate.tx_time(u64::from(pkt.size));
+        let tx = if p.ps_per_byte != 0 {
+            Delta(u64::from(pkt.size) * u64::from(p.ps_per_byte))
+        } else {
+            p.rate.tx_time(u64::from(pkt.size))
+        };
         p.c.tx_bytes += u64::from(pkt.size);
         let arrive = now + tx + p.delay;
-        if self.traced[p.node as usize] {
-            self.tx_log.push(TxLogEntry {
-                time: now,
-                node: p.node,
-                port: p.local,
-                kind: pkt.kind,
-                flow: pkt.flow,
-                // A PFC frame carries its quanta in `seq`; the log keeps 0.
-                seq: if pkt.kind == crate::wire::PacketKind::Pfc {
-                    0
-                } else {
-                    pkt.seq
-                },
-            });
-        }
-        p.flight.push_back(InFlight { arrive, pkt });
+        // Logged at the end, so that the port is not looked up again.
+        let traced = p.traced;
+        p.flight.push_back(InFlight { arrive, pkt: *pkt });
         let first_in_flight = p.flight.len() == 1;
         // At a switch port with nothing else queued, the end of this frame
         // usually finds the port still empty and only clears `busy`. Do not
@@ -941,22 +970,46 @@ impl Simulation {
         // and arm nothing. Whatever gives the NIC something to send (an
         // ACK, a new flow, a NACK or timeout that rewinds a QP) calls
         // `try_send` on the port, which schedules it.
-        let idle = p.ctrl.is_empty()
-            && if p.is_host {
-                let node = p.node;
-                self.nic_has_nothing(node)
+        let end = now + tx;
+        if !p.is_host {
+            if p.ctrl.is_empty() && p.backlog == 0 {
+                p.unscheduled_done = Some((end, self.q.reserve()));
             } else {
-                p.backlog == 0
-            };
-        let p = &mut self.ports[port as usize];
-        if idle {
-            p.unscheduled_done = Some((now + tx, self.q.reserve()));
+                self.q.push(end, Event::TxDone { port });
+            }
         } else {
-            self.q.push(now + tx, Event::TxDone { port });
+            let node = p.node;
+            if p.ctrl.is_empty() && self.nic_has_nothing(node) {
+                self.ports[port as usize].unscheduled_done = Some((end, self.q.reserve()));
+            } else {
+                self.q.push(end, Event::TxDone { port });
+            }
         }
         if first_in_flight {
             self.q.push(arrive, Event::LinkDeliver { port });
         }
+        if traced {
+            self.log_tx(port, pkt);
+        }
+    }
+
+    /// Log `pkt`, which `port` of a traced node starts to send now.
+    #[inline(never)]
+    fn log_tx(&mut self, port: u32, pkt: &Packet) {
+        let p = &self.ports[port as usize];
+        self.tx_log.push(TxLogEntry {
+            time: self.now,
+            node: p.node,
+            port: p.local,
+            kind: pkt.kind,
+            flow: pkt.flow,
+            // A PFC frame carries its quanta in `seq`; the log keeps 0.
+            seq: if pkt.kind == crate::wire::PacketKind::Pfc {
+                0
+            } else {
+                pkt.seq
+            },
+        });
     }
 
     /// Whether the NIC of host `node` has nothing to send: no ACK queued
@@ -985,6 +1038,22 @@ impl Simulation {
             self.q.push(next, Event::LinkDeliver { port });
         }
         self.packet_hops += 1;
+        let to = p.peer;
+        if self.lossy && self.lost(port, &pkt) {
+            return;
+        }
+        if self.ports[to as usize].is_host {
+            self.host_receive(to, &pkt);
+        } else {
+            pkt.ingress = self.ports[to as usize].local;
+            self.switch_receive(to, &mut pkt);
+        }
+    }
+
+    /// Whether `pkt`, just off the wire of `port`, is lost (a planned loss
+    /// or the link's error model); if so, count it at the receiving port.
+    #[inline(never)]
+    fn lost(&mut self, port: u32, pkt: &Packet) -> bool {
         let planned = !self.drop_once.is_empty() && pkt.kind == crate::wire::PacketKind::Data && {
             let hit = self
                 .drop_once
@@ -992,19 +1061,14 @@ impl Simulation {
                 .position(|&d| d == (pkt.flow, pkt.seq));
             hit.map(|i| self.drop_once.swap_remove(i)).is_some()
         };
+        let p = &mut self.ports[port as usize];
         if planned || (p.error_rate > 0.0 && p.rng.uniform() < p.error_rate) {
             let peer = p.peer as usize;
             self.ports[peer].c.corrupted += 1;
             self.int_release(pkt.int);
-            return;
+            return true;
         }
-        let to = p.peer;
-        if self.ports[to as usize].is_host {
-            self.host_receive(to, pkt);
-        } else {
-            pkt.ingress = self.ports[to as usize].local;
-            self.switch_receive(to, pkt);
-        }
+        false
     }
 
     /// Apply whatever a flow-control hook of `port` put in the outbox.
@@ -1159,6 +1223,7 @@ impl Simulation {
     /// recovery).
     pub fn drop_once(&mut self, flow: u32, seq: u64) {
         self.drop_once.push((flow, seq));
+        self.lossy = true;
     }
 
     /// Bytes queued for transmission at `node`'s port `port` (all classes).

@@ -7,14 +7,17 @@ use crate::sim::Simulation;
 use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
 
 impl Simulation {
-    /// A frame arrives at switch port `in_port`.
-    pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: Packet) {
+    /// A frame arrives at switch port `in_port`. (By reference, as
+    /// `switch_depart` and `transmit` take it: the frame is copied out of
+    /// the link and into a queue or onto the next link, not at each call.)
+    pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: &mut Packet) {
         if matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
-            self.receive_ctrl(in_port, &pkt);
+            self.receive_ctrl(in_port, pkt);
             return;
         }
-        let node = self.ports[in_port as usize].node;
-        let sw_id = self.node_switch[node as usize] as usize;
+        let ip = &self.ports[in_port as usize];
+        let node = ip.node;
+        let sw_id = usize::from(ip.switch);
         let dst = &self.dst_route[pkt.dst as usize];
         let sw = &mut self.switches[sw_id];
         let hops = if dst.attach_switch == sw_id as u32 {
@@ -46,25 +49,21 @@ impl Simulation {
         let in_local = pkt.ingress as usize;
         let size = u64::from(pkt.size);
         if class != 0 {
-            if !sw.mmu.admit(in_local, class, size) {
+            let Some((held, state)) = sw.mmu.admit_to(in_local, out_local as usize, class, size)
+            else {
                 self.ports[in_port as usize].c.drops[class] += 1;
                 self.int_release(pkt.int);
                 return;
-            }
-            sw.mmu.enqueue_egress(out_local as usize, class, size);
-            let held = sw.mmu.ingress_bytes(in_local, class);
+            };
             let ip = &mut self.ports[in_port as usize];
             ip.peak_ingress = ip.peak_ingress.max(held);
-            let state = sw.mmu.ingress_state(in_local, class);
             let now = self.now;
-            self.ports[in_port as usize].fc.after_admit(
-                now,
-                class,
-                pkt.size,
-                state,
-                &mut self.outbox,
-            );
-            self.apply_fc_outbox(in_port);
+            if ip
+                .fc
+                .after_admit_emits(now, class, pkt.size, state, &mut self.outbox)
+            {
+                self.apply_fc_outbox(in_port);
+            }
         }
         let now = self.now;
         let op = &mut self.ports[out_port as usize];
@@ -72,33 +71,31 @@ impl Simulation {
         // An idle egress with nothing queued would dequeue this frame at
         // once (the round robin finds only its class): skip the queue's
         // push and pop, and do everything else as `try_send` would.
-        if self.may_start(out_port) {
-            let op = &mut self.ports[out_port as usize];
-            if op.ctrl.is_empty()
-                && op.backlog == 0
-                && (class == 0 || op.fc.may_send(now, class, pkt.size))
-            {
-                // The queue would grow by `size` and shrink back at the
-                // same time: the monitor hears of one change to the same
-                // length (the second of the pair credits no sample).
-                if let Some(m) = self.qlen.as_mut() {
-                    m.before_change(out_port, now, op.queue_bytes);
-                }
-                if class != 0 {
-                    op.rr_last = class as u8;
-                }
-                let pkt = self.switch_depart(out_port, class, pkt);
-                self.transmit(out_port, pkt);
-                self.kick_pending();
-                return;
+        if Simulation::may_start(op, &mut self.q, now, out_port)
+            && op.ctrl.is_empty()
+            && op.backlog == 0
+            && (class == 0 || op.fc.may_send(now, class, pkt.size))
+        {
+            // The queue would grow by `size` and shrink back at the same
+            // time: the monitor hears of one change from the same length
+            // (the second of the pair credits no sample).
+            if let Some(m) = self.qlen.as_mut() {
+                m.before_change(out_port, now, op.queue_bytes);
             }
+            if class != 0 {
+                op.rr_last = class as u8;
+            }
+            self.switch_depart(out_port, class, pkt);
+            self.transmit(out_port, pkt);
+            self.kick_pending();
+            return;
         }
         let op = &mut self.ports[out_port as usize];
         if let Some(m) = self.qlen.as_mut() {
-            m.before_change(out_port, now, op.queue_bytes + size);
+            m.before_change(out_port, now, op.queue_bytes);
         }
         op.queue_bytes += size;
-        op.queues[class].push_back(pkt);
+        op.queues[class].push_back(*pkt);
         op.backlog |= 1 << class;
         self.try_send(out_port);
     }
@@ -139,21 +136,24 @@ impl Simulation {
         }
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
-            m.before_change(port, now, p.queue_bytes - size);
+            m.before_change(port, now, p.queue_bytes);
         }
         p.queue_bytes -= size;
-        Some(self.switch_depart(port, class, pkt))
+        let mut pkt = pkt;
+        self.switch_depart(port, class, &mut pkt);
+        Some(pkt)
     }
 
     /// `pkt` of `class` left the queues of switch port `port` (their bytes
     /// already count it out): PINT, flow control, MMU release, ECN, INT.
+    /// (`pkt` by reference: by value it was copied in and out of each call.)
     #[inline]
-    fn switch_depart(&mut self, port: u32, class: usize, mut pkt: Packet) -> Packet {
+    fn switch_depart(&mut self, port: u32, class: usize, pkt: &mut Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let size = u64::from(pkt.size);
         let out_local = p.local as usize;
-        let node = p.node as usize;
+        let sw_id = usize::from(p.switch);
         if let Some(base) = self.cfg.cc.pint_log_base() {
             // HPCC-PINT at dequeue (peer SwitchNotifyDequeue, mode 10).
             if pkt.kind == PacketKind::Data {
@@ -166,16 +166,16 @@ impl Simulation {
             p.pint.on_dequeue(now.ns(), size);
         }
         if class == 0 {
-            return pkt;
+            return;
         }
         p.fc.on_send(now, class, pkt.size);
-        let sw = &mut self.switches[self.node_switch[node] as usize];
+        let sw = &mut self.switches[sw_id];
         let in_local = pkt.ingress as usize;
-        sw.mmu.release(in_local, out_local, class, size);
+        // The bytes left in this class, and the ingress's state after.
+        let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
         // RED/ECN at dequeue on the bytes left in this class (peer ShouldSendCN).
         if self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
             let (kmin, kmax, pmax) = sw.ecn[out_local];
-            let q = sw.mmu.egress_bytes(out_local, class);
             let mark = if q > kmax {
                 true
             } else if q > kmin {
@@ -205,15 +205,14 @@ impl Simulation {
         }
         // The ingress may now be below XON.
         let in_port = sw.first_port + in_local as u32;
-        let state = sw.mmu.ingress_state(in_local, class);
-        self.ports[in_port as usize].fc.after_release(
+        if self.ports[in_port as usize].fc.after_release_emits(
             now,
             class,
             pkt.size,
             state,
             &mut self.outbox,
-        );
-        self.apply_fc_outbox(in_port);
-        pkt
+        ) {
+            self.apply_fc_outbox(in_port);
+        }
     }
 }

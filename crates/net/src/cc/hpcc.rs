@@ -64,8 +64,11 @@ pub struct Hpcc {
     line_rate: u64,
     /// T in ns (the peer's `m_baseRtt`).
     t_ns: u64,
-    /// W in bytes (the peer's `m_win`).
-    w: u64,
+    /// `line_rate as f64` and W in bytes (the peer's `m_win`) as `f64`,
+    /// converted once: every INT hop of every update used both (the same
+    /// values, so the same results).
+    line_rate_f: f64,
+    w_f: f64,
     /// Current rate R.
     rate: u64,
     /// Committed reference rate Rc.
@@ -86,7 +89,8 @@ impl Hpcc {
             cfg,
             line_rate: env.line_rate.bps(),
             t_ns: env.base_rtt.ns().max(1),
-            w: env.bdp.max(1),
+            line_rate_f: env.line_rate.bps() as f64,
+            w_f: env.bdp.max(1) as f64,
             rate: env.line_rate.bps(),
             cur_rate: env.line_rate.bps(),
             inc_stage: 0,
@@ -130,8 +134,7 @@ impl Hpcc {
             let duration = tau as f64 * 1e-9;
             let tx_rate = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 / duration;
             let b = h.rate_bps as f64;
-            let u = tx_rate / b
-                + h.qlen.min(prev.qlen) as f64 * self.line_rate as f64 / b / self.w as f64;
+            let u = tx_rate / b + h.qlen.min(prev.qlen) as f64 * self.line_rate_f / b / self.w_f;
             if self.cfg.multi_rate {
                 let tau = tau.min(t);
                 let hu = &mut self.per_hop[i].0;

@@ -192,8 +192,11 @@ impl CcConfig {
 /// on the per-packet path).
 // Inline in each QP: every QP of a run holds the same variant, so the
 // size spread costs nothing and saves an indirection per ACK.
+// `repr(u8)`: a plain tag byte, as `AnyFc`'s, for the `match` per ACK and
+// per frame sent.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum AnyCc {
     /// Line rate.
     None(LineRate),

@@ -108,8 +108,11 @@ impl FlowControl for Lossy {}
 
 /// A port's flow control of any kind.
 // Stored inline in each port: one indirection less on the per-packet path.
+// `repr(u8)`: a plain tag byte first, so each hook's `match` is a load and
+// a jump (with the compiler's choice of niche it had to decode the tag).
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum AnyFc {
     /// None.
     Lossy(Lossy),
@@ -119,6 +122,52 @@ pub enum AnyFc {
     Cbfc(Cbfc),
     /// Bifrost's downstream slot loop on a long-haul ingress (seed-000 §2.4).
     Bifrost(Bifrost),
+}
+
+impl AnyFc {
+    /// [`FlowControl::after_admit`], returning false if it put nothing in
+    /// `out`, so that the caller need not look at the outbox (at every
+    /// switch hop). PFC and lossy ports know; the other schemes answer
+    /// true, and the caller checks the outbox as before.
+    #[inline]
+    pub fn after_admit_emits(
+        &mut self,
+        now: Time,
+        class: usize,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        match self {
+            AnyFc::Pfc(f) => f.admit_emits(now, class, s, out),
+            AnyFc::Lossy(_) => false,
+            _ => {
+                self.after_admit(now, class, bytes, s, out);
+                true
+            }
+        }
+    }
+
+    /// [`FlowControl::after_release`], returning false if it put nothing
+    /// in `out` (as [`AnyFc::after_admit_emits`]).
+    #[inline]
+    pub fn after_release_emits(
+        &mut self,
+        now: Time,
+        class: usize,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        match self {
+            AnyFc::Pfc(f) => f.release_emits(class, s, out),
+            AnyFc::Lossy(_) => false,
+            _ => {
+                self.after_release(now, class, bytes, s, out);
+                true
+            }
+        }
+    }
 }
 
 macro_rules! each {

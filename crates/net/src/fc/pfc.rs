@@ -88,6 +88,55 @@ impl Pfc {
         }
     }
 
+    /// [`FlowControl::after_admit`], returning whether it put anything in
+    /// `out` (an XOFF).
+    #[inline(always)]
+    pub(crate) fn admit_emits(
+        &mut self,
+        now: Time,
+        class: usize,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        let pause = self.sends && class != 0 && !self.xoff_sent[class] && s.over_xoff;
+        if pause {
+            self.pause(now, class, out);
+        }
+        pause
+    }
+
+    /// [`FlowControl::after_release`], returning whether it put anything
+    /// in `out` (an XON).
+    #[inline(always)]
+    pub(crate) fn release_emits(
+        &mut self,
+        class: usize,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) -> bool {
+        let resume = self.xoff_sent[class] && s.below_xon;
+        if resume {
+            self.resume(class, out);
+        }
+        resume
+    }
+
+    /// Downstream: the ingress went over XOFF in `class`.
+    #[inline(never)]
+    fn pause(&mut self, now: Time, class: usize, out: &mut FcOutbox) {
+        self.xoff_sent[class] = true;
+        self.send_xoff(now, class, out);
+    }
+
+    /// Downstream: the ingress went below XON in `class` after an XOFF.
+    #[inline(never)]
+    fn resume(&mut self, class: usize, out: &mut FcOutbox) {
+        self.xoff_sent[class] = false;
+        self.next_refresh[class] = Time::MAX;
+        out.frames.push(Packet::pfc(class as u8, 0));
+        self.c.resume_tx[class] += 1;
+    }
+
     fn unpause(&mut self, class: usize, at: Time) {
         if self.paused[class] {
             self.paused[class] = false;
@@ -113,7 +162,9 @@ impl Pfc {
 }
 
 impl FlowControl for Pfc {
-    #[inline]
+    // The hooks every frame calls are inlined, with their rare actions
+    // (sending XOFF or XON) out of line: most frames only test a flag.
+    #[inline(always)]
     fn may_send(&self, now: Time, class: usize, _bytes: u32) -> bool {
         match self.mode {
             PfcMode::UntilResume => !self.paused[class],
@@ -142,6 +193,7 @@ impl FlowControl for Pfc {
         }
     }
 
+    #[inline]
     fn after_admit(
         &mut self,
         now: Time,
@@ -150,12 +202,10 @@ impl FlowControl for Pfc {
         s: IngressState,
         out: &mut FcOutbox,
     ) {
-        if self.sends && class != 0 && !self.xoff_sent[class] && s.over_xoff {
-            self.xoff_sent[class] = true;
-            self.send_xoff(now, class, out);
-        }
+        self.admit_emits(now, class, s, out);
     }
 
+    #[inline]
     fn after_release(
         &mut self,
         _now: Time,
@@ -164,12 +214,7 @@ impl FlowControl for Pfc {
         s: IngressState,
         out: &mut FcOutbox,
     ) {
-        if self.xoff_sent[class] && s.below_xon {
-            self.xoff_sent[class] = false;
-            self.next_refresh[class] = Time::MAX;
-            out.frames.push(Packet::pfc(class as u8, 0));
-            self.c.resume_tx[class] += 1;
-        }
+        self.release_emits(class, s, out);
     }
 
     fn on_timer(&mut self, now: Time, _s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
