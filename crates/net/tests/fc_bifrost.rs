@@ -374,9 +374,9 @@ fn leak_handling_keeps_the_queue_within_h() {
 }
 
 /// §2.11 A2, Appendix B V1: Algorithm 1 as printed is not lossless even
-/// without artificial leaks, where the corrected reading is. The stall of
-/// `theorem_1_holds_within_one_frame_when_frames_split_a_slot` (1,048 B
-/// frames, T = 10 µs), over 3 RTTs: H = Δ + 2·R_s·T, a buffer of
+/// without artificial leaks, where the corrected reading is. A stall like
+/// `theorem_1_holds_within_one_frame_when_frames_split_a_slot`'s (1,048 B
+/// frames, T = 10 µs), 8 to 26 ms (3 RTTs): H = Δ + 2·R_s·T, a buffer of
 /// H + k·MTU. Measured: the literal reading drops 239 frames (with 50 MB
 /// more buffer its queue peaks 252 kB over H); the ledger stays within
 /// 1320 B of H and drops nothing; the clamped measured-r reading reaches
