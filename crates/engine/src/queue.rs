@@ -113,7 +113,8 @@ pub struct EventQueue<E> {
     bits: Box<[u64; WORDS]>,
     /// Bucket of the last event popped: the window is `[cur, cur + SLOTS)`.
     cur: u64,
-    /// Bucket of the earliest near event (meaningful when `near > 0`).
+    /// Bucket of the earliest near event, `u64::MAX` when `near == 0`: a
+    /// push then only compares its bucket with it.
     head: u64,
     /// Events in the near buckets.
     near: usize,
@@ -156,7 +157,7 @@ impl<E: Copy> EventQueue<E> {
                 .try_into()
                 .expect("WORDS words"),
             cur: 0,
-            head: 0,
+            head: u64::MAX,
             near: 0,
             far: BinaryHeap::new(),
             far_top: u64::MAX,
@@ -263,6 +264,8 @@ impl<E: Copy> EventQueue<E> {
                 // The buckets after `head` in ring order are later ones.
                 let s = self.next_slot(slot);
                 self.head += ((s + SLOTS - slot) % SLOTS) as u64;
+            } else {
+                self.head = u64::MAX;
             }
         } else {
             self.ends[slot].0 = next;
@@ -349,9 +352,8 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.insert_before_later(slot, first, t, seq, idx);
         }
-        if self.near == 0 || bucket < self.head {
-            self.head = bucket;
-        }
+        // `head` is `u64::MAX` when the near buckets are empty.
+        self.head = self.head.min(bucket);
         self.near += 1;
     }
 
