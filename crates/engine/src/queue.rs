@@ -175,7 +175,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn push(&mut self, at: Time, ev: E) {
         let seq = self.seq;
         self.seq += 1;
-        self.push_at(at, seq, ev);
+        self.push_at::<true>(at, seq, ev);
     }
 
     /// Take the place in the order of ties that a push would take now, for
@@ -196,7 +196,7 @@ impl<E: Copy> EventQueue<E> {
             (at.0, seq) > (self.last_time, self.last_seq),
             "reserved place already passed"
         );
-        self.push_at(at, seq, ev);
+        self.push_at::<false>(at, seq, ev);
     }
 
     /// Time and sequence of the last event popped: an event at `(t, s)`
@@ -207,13 +207,15 @@ impl<E: Copy> EventQueue<E> {
         (Time(self.last_time), self.last_seq)
     }
 
+    /// `NEWEST`: `seq` is larger than every pending event's (a plain push),
+    /// so ordering against a pending event compares times only.
     #[inline(always)]
-    fn push_at(&mut self, at: Time, seq: u64, ev: E) {
+    fn push_at<const NEWEST: bool>(&mut self, at: Time, seq: u64, ev: E) {
         #[cfg(debug_assertions)]
         debug_assert!(at.0 >= self.last, "event scheduled in the past");
         let bucket = at.0 >> SHIFT;
         if bucket.wrapping_sub(self.cur) < SLOTS as u64 {
-            self.insert_near(at.0, seq, bucket, ev);
+            self.insert_near::<NEWEST>(at.0, seq, bucket, ev);
         } else {
             assert!(bucket >= self.cur, "event scheduled in the past");
             let key = ((at.0 as u128) << 64) | seq as u128;
@@ -305,9 +307,10 @@ impl<E: Copy> EventQueue<E> {
         self.len() == 0
     }
 
-    /// Put an event into its near bucket, in `(time, seq)` order.
+    /// Put an event into its near bucket, in `(time, seq)` order; `NEWEST`
+    /// as for [`EventQueue::push_at`].
     #[inline(always)]
-    fn insert_near(&mut self, t: u64, seq: u64, bucket: u64, ev: E) {
+    fn insert_near<const NEWEST: bool>(&mut self, t: u64, seq: u64, bucket: u64, ev: E) {
         let idx = if self.free != NIL {
             let i = self.free;
             let n = &mut self.nodes[i as usize];
@@ -333,7 +336,7 @@ impl<E: Copy> EventQueue<E> {
         let (first, last) = self.ends[slot];
         let after_last = first != NIL && {
             let l = &self.nodes[last as usize];
-            (l.time, l.seq) < (t, seq)
+            pops_before::<NEWEST>(l.time, l.seq, t, seq)
         };
         if first == NIL {
             self.ends[slot] = (idx, idx);
@@ -341,10 +344,12 @@ impl<E: Copy> EventQueue<E> {
         } else if after_last {
             self.nodes[last as usize].next = idx;
             self.ends[slot].1 = idx;
-        } else if (t, seq) < {
-            let f = &self.nodes[first as usize];
-            (f.time, f.seq)
-        } {
+        } else if !pops_before::<NEWEST>(
+            self.nodes[first as usize].time,
+            self.nodes[first as usize].seq,
+            t,
+            seq,
+        ) {
             // Before the bucket's first event (about half the insertions
             // that are not at the end): no walk, no call.
             self.nodes[idx as usize].next = first;
@@ -385,7 +390,7 @@ impl<E: Copy> EventQueue<E> {
                 break;
             }
             let f = self.far.pop().expect("peeked");
-            self.insert_near(t, f.key as u64, t >> SHIFT, f.ev);
+            self.insert_near::<false>(t, f.key as u64, t >> SHIFT, f.ev);
         }
         self.far_top = self.far.peek().map_or(u64::MAX, |f| (f.key >> 64) as u64);
     }
@@ -403,6 +408,18 @@ impl<E: Copy> EventQueue<E> {
             w = (w + 1) % WORDS;
             word = self.bits[w];
         }
+    }
+}
+
+/// Whether a pending event at `(time, s)` pops before a new one at
+/// `(t, seq)` (sequences differ). `NEWEST`: `seq` is the largest yet (a
+/// plain push), so the times decide.
+#[inline(always)]
+fn pops_before<const NEWEST: bool>(time: u64, s: u64, t: u64, seq: u64) -> bool {
+    if NEWEST {
+        time <= t
+    } else {
+        (time, s) < (t, seq)
     }
 }
 
