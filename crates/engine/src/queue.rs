@@ -10,7 +10,9 @@
 //!
 //! * **Near**: [`SLOTS`] buckets of `2^SHIFT` ps form a ring covering
 //!   `[cur, cur + SLOTS)` in bucket units, where `cur` is the bucket of the
-//!   last event popped. A bucket is a linked list of nodes (in one slab)
+//!   last event popped that emptied its bucket (it may lag the bucket being
+//!   popped; events it does not cover yet wait in the heap, which changes
+//!   nothing in the order). A bucket is a linked list of nodes (in one slab)
 //!   sorted by time; a node goes after every node of its bucket with the
 //!   same or an earlier time, so equal times keep insertion order. A bitmap
 //!   marks the non-empty buckets, and `head` is the bucket of the earliest
@@ -111,7 +113,8 @@ pub struct EventQueue<E> {
     ends: Box<[(u32, u32); SLOTS]>,
     /// One bit per slot: the bucket is not empty.
     bits: Box<[u64; WORDS]>,
-    /// Bucket of the last event popped: the window is `[cur, cur + SLOTS)`.
+    /// Bucket of the last event popped that emptied its bucket (or of the
+    /// far event the window jumped to): the window is `[cur, cur + SLOTS)`.
     cur: u64,
     /// Bucket of the earliest near event, `u64::MAX` when `near == 0`: a
     /// push then only compares its bucket with it.
@@ -269,15 +272,17 @@ impl<E: Copy> EventQueue<E> {
             } else {
                 self.head = u64::MAX;
             }
-        } else {
-            self.ends[slot].0 = next;
-        }
-        let bucket = t >> SHIFT;
-        if bucket != self.cur {
-            self.cur = bucket;
+            // The window advances only here, when a bucket empties, not
+            // on the first pop from each bucket: that saves a comparison
+            // on every pop. Between the two, `cur` lags the bucket being
+            // popped; every pending event is still at or after it, and
+            // the far heap holds events a little longer (module doc).
+            self.cur = t >> SHIFT;
             if self.far_top >> SHIFT < self.cur + SLOTS as u64 {
                 self.migrate();
             }
+        } else {
+            self.ends[slot].0 = next;
         }
         #[cfg(debug_assertions)]
         {
@@ -533,6 +538,29 @@ mod tests {
             drain(&mut q),
             vec![(far_t - 10, 4), (far_t, 0), (far_t, 1), (far_t, 3)]
         );
+    }
+
+    #[test]
+    fn window_lags_until_a_bucket_empties() {
+        // Bucket 100 keeps events after its first pop, so the window still
+        // starts at bucket 0: an event SLOTS + 50 buckets ahead waits in
+        // the heap, and one pushed at its time after bucket 100 empties
+        // (window moved) goes near and must pop after it.
+        let b = 256u64;
+        let ahead = (SLOTS as u64 + 50) * b;
+        let mut q = EventQueue::new();
+        q.push(Time(0), 0);
+        q.push(Time(100 * b), 1);
+        q.push(Time(100 * b + 1), 2);
+        assert_eq!(q.pop(), Some((Time(0), 0)));
+        assert_eq!(q.pop(), Some((Time(100 * b), 1)));
+        q.push(Time(ahead), 3);
+        q.push(Time(100 * b + 2), 4);
+        assert_eq!(q.pop(), Some((Time(100 * b + 1), 2)));
+        assert_eq!(q.pop(), Some((Time(100 * b + 2), 4)));
+        q.push(Time(ahead), 5);
+        q.push(Time(ahead - 1), 6);
+        assert_eq!(drain(&mut q), vec![(ahead - 1, 6), (ahead, 3), (ahead, 5)]);
     }
 
     #[test]
