@@ -10,7 +10,9 @@
 //!
 //! * **Near**: [`SLOTS`] buckets of `2^SHIFT` ps form a ring covering
 //!   `[cur, cur + SLOTS)` in bucket units, where `cur` is the bucket of the
-//!   last event popped. A bucket is a linked list of nodes (in one slab)
+//!   last event popped that emptied its bucket (it may lag the bucket being
+//!   popped; events it does not cover yet wait in the heap, which changes
+//!   nothing in the order). A bucket is a linked list of nodes (in one slab)
 //!   sorted by time; a node goes after every node of its bucket with the
 //!   same or an earlier time, so equal times keep insertion order. A bitmap
 //!   marks the non-empty buckets, and `head` is the bucket of the earliest
@@ -111,9 +113,11 @@ pub struct EventQueue<E> {
     ends: Box<[(u32, u32); SLOTS]>,
     /// One bit per slot: the bucket is not empty.
     bits: Box<[u64; WORDS]>,
-    /// Bucket of the last event popped: the window is `[cur, cur + SLOTS)`.
+    /// Bucket of the last event popped that emptied its bucket (or of the
+    /// far event the window jumped to): the window is `[cur, cur + SLOTS)`.
     cur: u64,
-    /// Bucket of the earliest near event (meaningful when `near > 0`).
+    /// Bucket of the earliest near event, `u64::MAX` when `near == 0`: a
+    /// push then only compares its bucket with it.
     head: u64,
     /// Events in the near buckets.
     near: usize,
@@ -156,7 +160,7 @@ impl<E: Copy> EventQueue<E> {
                 .try_into()
                 .expect("WORDS words"),
             cur: 0,
-            head: 0,
+            head: u64::MAX,
             near: 0,
             far: BinaryHeap::new(),
             far_top: u64::MAX,
@@ -174,7 +178,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn push(&mut self, at: Time, ev: E) {
         let seq = self.seq;
         self.seq += 1;
-        self.push_at(at, seq, ev);
+        self.push_at::<true>(at, seq, ev);
     }
 
     /// Take the place in the order of ties that a push would take now, for
@@ -195,7 +199,7 @@ impl<E: Copy> EventQueue<E> {
             (at.0, seq) > (self.last_time, self.last_seq),
             "reserved place already passed"
         );
-        self.push_at(at, seq, ev);
+        self.push_at::<false>(at, seq, ev);
     }
 
     /// Time and sequence of the last event popped: an event at `(t, s)`
@@ -206,13 +210,15 @@ impl<E: Copy> EventQueue<E> {
         (Time(self.last_time), self.last_seq)
     }
 
+    /// `NEWEST`: `seq` is larger than every pending event's (a plain push),
+    /// so ordering against a pending event compares times only.
     #[inline(always)]
-    fn push_at(&mut self, at: Time, seq: u64, ev: E) {
+    fn push_at<const NEWEST: bool>(&mut self, at: Time, seq: u64, ev: E) {
         #[cfg(debug_assertions)]
         debug_assert!(at.0 >= self.last, "event scheduled in the past");
         let bucket = at.0 >> SHIFT;
         if bucket.wrapping_sub(self.cur) < SLOTS as u64 {
-            self.insert_near(at.0, seq, bucket, ev);
+            self.insert_near::<NEWEST>(at.0, seq, bucket, ev);
         } else {
             assert!(bucket >= self.cur, "event scheduled in the past");
             let key = ((at.0 as u128) << 64) | seq as u128;
@@ -263,16 +269,20 @@ impl<E: Copy> EventQueue<E> {
                 // The buckets after `head` in ring order are later ones.
                 let s = self.next_slot(slot);
                 self.head += ((s + SLOTS - slot) % SLOTS) as u64;
+            } else {
+                self.head = u64::MAX;
             }
-        } else {
-            self.ends[slot].0 = next;
-        }
-        let bucket = t >> SHIFT;
-        if bucket != self.cur {
-            self.cur = bucket;
+            // The window advances only here, when a bucket empties, not
+            // on the first pop from each bucket: that saves a comparison
+            // on every pop. Between the two, `cur` lags the bucket being
+            // popped; every pending event is still at or after it, and
+            // the far heap holds events a little longer (module doc).
+            self.cur = t >> SHIFT;
             if self.far_top >> SHIFT < self.cur + SLOTS as u64 {
                 self.migrate();
             }
+        } else {
+            self.ends[slot].0 = next;
         }
         #[cfg(debug_assertions)]
         {
@@ -302,9 +312,10 @@ impl<E: Copy> EventQueue<E> {
         self.len() == 0
     }
 
-    /// Put an event into its near bucket, in `(time, seq)` order.
+    /// Put an event into its near bucket, in `(time, seq)` order; `NEWEST`
+    /// as for [`EventQueue::push_at`].
     #[inline(always)]
-    fn insert_near(&mut self, t: u64, seq: u64, bucket: u64, ev: E) {
+    fn insert_near<const NEWEST: bool>(&mut self, t: u64, seq: u64, bucket: u64, ev: E) {
         let idx = if self.free != NIL {
             let i = self.free;
             let n = &mut self.nodes[i as usize];
@@ -330,7 +341,7 @@ impl<E: Copy> EventQueue<E> {
         let (first, last) = self.ends[slot];
         let after_last = first != NIL && {
             let l = &self.nodes[last as usize];
-            (l.time, l.seq) < (t, seq)
+            pops_before::<NEWEST>(l.time, l.seq, t, seq)
         };
         if first == NIL {
             self.ends[slot] = (idx, idx);
@@ -338,10 +349,12 @@ impl<E: Copy> EventQueue<E> {
         } else if after_last {
             self.nodes[last as usize].next = idx;
             self.ends[slot].1 = idx;
-        } else if (t, seq) < {
-            let f = &self.nodes[first as usize];
-            (f.time, f.seq)
-        } {
+        } else if !pops_before::<NEWEST>(
+            self.nodes[first as usize].time,
+            self.nodes[first as usize].seq,
+            t,
+            seq,
+        ) {
             // Before the bucket's first event (about half the insertions
             // that are not at the end): no walk, no call.
             self.nodes[idx as usize].next = first;
@@ -349,9 +362,8 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.insert_before_later(slot, first, t, seq, idx);
         }
-        if self.near == 0 || bucket < self.head {
-            self.head = bucket;
-        }
+        // `head` is `u64::MAX` when the near buckets are empty.
+        self.head = self.head.min(bucket);
         self.near += 1;
     }
 
@@ -383,7 +395,7 @@ impl<E: Copy> EventQueue<E> {
                 break;
             }
             let f = self.far.pop().expect("peeked");
-            self.insert_near(t, f.key as u64, t >> SHIFT, f.ev);
+            self.insert_near::<false>(t, f.key as u64, t >> SHIFT, f.ev);
         }
         self.far_top = self.far.peek().map_or(u64::MAX, |f| (f.key >> 64) as u64);
     }
@@ -401,6 +413,18 @@ impl<E: Copy> EventQueue<E> {
             w = (w + 1) % WORDS;
             word = self.bits[w];
         }
+    }
+}
+
+/// Whether a pending event at `(time, s)` pops before a new one at
+/// `(t, seq)` (sequences differ). `NEWEST`: `seq` is the largest yet (a
+/// plain push), so the times decide.
+#[inline(always)]
+fn pops_before<const NEWEST: bool>(time: u64, s: u64, t: u64, seq: u64) -> bool {
+    if NEWEST {
+        time <= t
+    } else {
+        (time, s) < (t, seq)
     }
 }
 
@@ -514,6 +538,29 @@ mod tests {
             drain(&mut q),
             vec![(far_t - 10, 4), (far_t, 0), (far_t, 1), (far_t, 3)]
         );
+    }
+
+    #[test]
+    fn window_lags_until_a_bucket_empties() {
+        // Bucket 100 keeps events after its first pop, so the window still
+        // starts at bucket 0: an event SLOTS + 50 buckets ahead waits in
+        // the heap, and one pushed at its time after bucket 100 empties
+        // (window moved) goes near and must pop after it.
+        let b = 256u64;
+        let ahead = (SLOTS as u64 + 50) * b;
+        let mut q = EventQueue::new();
+        q.push(Time(0), 0);
+        q.push(Time(100 * b), 1);
+        q.push(Time(100 * b + 1), 2);
+        assert_eq!(q.pop(), Some((Time(0), 0)));
+        assert_eq!(q.pop(), Some((Time(100 * b), 1)));
+        q.push(Time(ahead), 3);
+        q.push(Time(100 * b + 2), 4);
+        assert_eq!(q.pop(), Some((Time(100 * b + 1), 2)));
+        assert_eq!(q.pop(), Some((Time(100 * b + 2), 4)));
+        q.push(Time(ahead), 5);
+        q.push(Time(ahead - 1), 6);
+        assert_eq!(drain(&mut q), vec![(ahead - 1, 6), (ahead, 3), (ahead, 5)]);
     }
 
     #[test]
