@@ -726,11 +726,27 @@ impl Simulation {
         };
         sim.lossy = sim.ports.iter().any(|p| p.error_rate > 0.0);
         // Schemes that speak first (initial credits) or run on a clock.
+        // What they say at the start is the link-up exchange: it reaches
+        // the peer at time zero, not one link delay into the run. (In
+        // InfiniBand the initial credits are exchanged while the link
+        // trains, before it carries data; delivering them over the wire at
+        // t = 0 would idle a 600 km link for its first 3 ms.)
         for port in 0..sim.ports.len() as u32 {
             let mut out = std::mem::take(&mut sim.outbox);
             sim.ports[port as usize].fc.on_start(Time::ZERO, &mut out);
+            let link_up: Vec<Packet> = out.frames.drain(..).collect();
             sim.outbox = out;
             sim.apply_fc_outbox(port);
+            let peer = sim.ports[port as usize].peer;
+            let rate = sim.ports[peer as usize].rate;
+            for frame in &link_up {
+                let mut out = std::mem::take(&mut sim.outbox);
+                sim.ports[peer as usize]
+                    .fc
+                    .on_ctrl(Time::ZERO, frame, rate, &mut out);
+                sim.outbox = out;
+                sim.apply_fc_outbox(peer);
+            }
         }
         while let Some(p) = sim.kick.pop() {
             sim.try_send(p);

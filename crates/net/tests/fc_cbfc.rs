@@ -156,3 +156,28 @@ fn acks_in_the_data_class_return_their_credits() {
     // No retransmission timeout fired: nothing stalled on credits.
     assert!(r.flows.iter().all(|f| f.retransmitted == 0));
 }
+
+/// The initial credits are exchanged at link-up, before the run: on a
+/// 100 km line (500 µs each way) the first frame leaves at once, so a
+/// 1 MB flow completes (its last ACK back) in one round trip plus its
+/// serialisation, about 1.09 ms, not half a millisecond later after a first
+/// credit update has crossed the long link (1.59 ms).
+#[test]
+fn initial_credits_are_known_at_time_zero() {
+    let topo = long_line(100);
+    let size = 1_000_000u64;
+    let cfg = cbfc_everywhere(&topo, &CbfcConfig::ideal(20_000_000), 20_000_000);
+    let mut sim = Simulation::new(&topo, vec![flow(0, 0, 1, size)], cfg).unwrap();
+    sim.run();
+    let r = sim.results();
+    assert_eq!(r.drops(), 0);
+    let fct = r.flows[0].end.unwrap() - r.flows[0].start;
+    // Round trip: 2 × (500 µs of fibre + 2 µs of host links); 1 MB at
+    // 100 Gb/s is 80 µs plus headers; 120 µs covers serialisation and hops.
+    let round_trip_us = 2 * (500 + 2);
+    eprintln!("100 km, 1 MB: FCT {fct:?}");
+    assert!(
+        fct < Delta::from_us(round_trip_us + 120),
+        "FCT {fct:?}: the sender waited for credits"
+    );
+}

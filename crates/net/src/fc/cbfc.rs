@@ -23,9 +23,11 @@
 //! [NOT SPECIFIED]"; rdmasim's choice): an update goes out as soon as the
 //! FCCL has advanced `update_blocks` beyond the last one sent, and any
 //! smaller advance is flushed `update_period` after it happened. Each class
-//! speaks first at the start of the run with its whole buffer; until then
-//! the upstream sends nothing in that class. Class 0 (control, high-priority
-//! ACKs) is never credit-limited.
+//! speaks first with its whole buffer; the simulation hands that first
+//! update to the upstream at time zero, as InfiniBand exchanges credits
+//! while the link trains, before it carries data. Until an upstream has
+//! heard it, it sends nothing in that class. Class 0 (control,
+//! high-priority ACKs) is never credit-limited.
 //!
 //! Simplifications: no FCTBS frames from the upstream (InfiniBand sends them
 //! to resynchronise ABR after a loss; rdmasim's frames are lost only under a

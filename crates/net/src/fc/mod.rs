@@ -56,7 +56,9 @@ pub struct FcCounters {
 /// The hooks every flow-control scheme implements; each has a no-op default.
 pub trait FlowControl {
     /// The run starts: schemes that speak first (initial credits) or run on
-    /// a free-running clock (Bifrost's slots) emit or arm here.
+    /// a free-running clock (Bifrost's slots) emit or arm here. Frames
+    /// emitted here are the link-up exchange: the simulation hands them to
+    /// the peer's `on_ctrl` at time zero instead of sending them.
     fn on_start(&mut self, _now: Time, _out: &mut FcOutbox) {}
     /// Upstream egress: may a frame of `class` and `bytes` on the wire start
     /// now?
