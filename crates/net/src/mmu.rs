@@ -244,14 +244,19 @@ impl Mmu {
         let egress = *e;
         self.used -= bytes;
         let (reserve, resume_offset) = (self.reserve, self.resume_offset);
-        let free = self.free_shared();
         let p = &mut self.ports[in_port];
         let c = &mut p.classes[class];
         if p.fixed.is_none() && c.hdrm == 0 && c.ingress <= reserve {
             // Most frames: their class held no more than its reserve (the
             // short path of `admit_to`). Nothing leaves the shared pool, so
-            // `free` stands, and the shared use is 0 after.
+            // the free shared bytes stand, and the shared use is 0 after.
             c.ingress -= bytes;
+            // Computed here, not before the branch: PFC reads only
+            // `below_xon` after a release, and the compiler then drops this
+            // (it loaded the pool's four fields on every release before).
+            let free = self
+                .buffer
+                .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
             let state = IngressState {
                 over_xoff: free >> p.shift == 0,
                 below_xon: true,
