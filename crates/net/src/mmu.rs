@@ -168,7 +168,7 @@ impl Mmu {
         bytes: u64,
     ) -> Option<(u64, IngressState)> {
         let free = self.free_shared();
-        let (reserve, resume_offset) = (self.reserve, self.resume_offset);
+        let reserve = self.reserve;
         let p = &mut self.ports[in_port];
         let c = &mut p.classes[class];
         if p.fixed.is_none() && c.hdrm == 0 && c.ingress + bytes <= reserve {
@@ -190,6 +190,23 @@ impl Mmu {
             };
             return Some((held, state));
         }
+        self.admit_to_slow(in_port, out_port, class, bytes)
+    }
+
+    /// [`Mmu::admit_to`] past its short path, out of line: inlined, its
+    /// values kept the short path's registers busy (spilled to the stack
+    /// on every frame).
+    #[inline(never)]
+    fn admit_to_slow(
+        &mut self,
+        in_port: usize,
+        out_port: usize,
+        class: usize,
+        bytes: u64,
+    ) -> Option<(u64, IngressState)> {
+        let free = self.free_shared();
+        let (reserve, resume_offset) = (self.reserve, self.resume_offset);
+        let p = &mut self.ports[in_port];
         let shared = admit_port(p, class, bytes, free, reserve)?;
         let c = &p.classes[class];
         let held = c.ingress + c.hdrm;
