@@ -20,28 +20,28 @@ impl Simulation {
         let sw_id = usize::from(ip.switch);
         let dst = &self.dst_route[pkt.dst as usize];
         let sw = &mut self.switches[sw_id];
-        let hops = if dst.attach_switch == sw_id as u32 {
-            std::slice::from_ref(&dst.attach_port)
+        let out_local = if dst.attach_switch == sw_id as u32 {
+            dst.attach_port
         } else {
-            let k = dst.key as usize;
-            &sw.routes[sw.route_off[k] as usize..sw.route_off[k + 1] as usize]
-        };
-        let out_local = match hops.len() {
-            0 => {
-                // Only after a link failure: no path left (peer: dropped).
-                self.ports[in_port as usize].c.unroutable += 1;
-                self.int_release(pkt.int);
-                return;
-            }
-            1 => hops[0],
-            n => {
-                // Peer GetOutDev: Murmur3 over (sip, dip, sport | dport << 16), seed = node id.
-                let key = [
-                    host_ip(pkt.src),
-                    host_ip(pkt.dst),
-                    u32::from(pkt.sport) | (u32::from(pkt.dport) << 16),
-                ];
-                hops[(murmur3_32(&key, node) % n as u32) as usize]
+            let row = sw.route_rows[dst.key as usize];
+            match row.len {
+                1 => row.first,
+                0 => {
+                    // Only after a link failure: no path left (peer: dropped).
+                    self.ports[in_port as usize].c.unroutable += 1;
+                    self.int_release(pkt.int);
+                    return;
+                }
+                n => {
+                    // Peer GetOutDev: Murmur3 over (sip, dip, sport | dport << 16), seed = node id.
+                    let key = [
+                        host_ip(pkt.src),
+                        host_ip(pkt.dst),
+                        u32::from(pkt.sport) | (u32::from(pkt.dport) << 16),
+                    ];
+                    let i = murmur3_32(&key, node) % u32::from(n);
+                    sw.routes[(row.start + i) as usize]
+                }
             }
         };
         let out_port = sw.first_port + u32::from(out_local);
