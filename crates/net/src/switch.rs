@@ -15,7 +15,9 @@ impl Simulation {
             self.receive_ctrl(in_port, pkt);
             return;
         }
-        let ip = &self.ports[in_port as usize];
+        // Held until the admission's flow-control hook: the port is looked
+        // up once (each lookup is a bounds check and a multiplication).
+        let ip = &mut self.ports[in_port as usize];
         let node = ip.node;
         let sw_id = usize::from(ip.switch);
         let dst = &self.dst_route[pkt.dst as usize];
@@ -28,7 +30,7 @@ impl Simulation {
                 1 => row.first,
                 0 => {
                     // Only after a link failure: no path left (peer: dropped).
-                    self.ports[in_port as usize].c.unroutable += 1;
+                    ip.c.unroutable += 1;
                     self.int_release(pkt.int);
                     return;
                 }
@@ -51,11 +53,10 @@ impl Simulation {
         if class != 0 {
             let Some((held, state)) = sw.mmu.admit_to(in_local, out_local as usize, class, size)
             else {
-                self.ports[in_port as usize].c.drops[class] += 1;
+                ip.c.drops[class] += 1;
                 self.int_release(pkt.int);
                 return;
             };
-            let ip = &mut self.ports[in_port as usize];
             ip.peak_ingress = ip.peak_ingress.max(held);
             let now = self.now;
             if ip
