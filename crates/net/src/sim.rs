@@ -943,6 +943,12 @@ impl Simulation {
 
     /// Put `pkt` on the wire of `port` (which is idle).
     pub(crate) fn transmit(&mut self, port: u32, pkt: &Packet) {
+        self.transmit_inline(port, pkt);
+    }
+
+    /// [`Simulation::transmit`], inlined where a caller needs it to be.
+    #[inline(always)]
+    pub(crate) fn transmit_inline(&mut self, port: u32, pkt: &Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         debug_assert!(!p.busy);

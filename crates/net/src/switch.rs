@@ -86,8 +86,7 @@ impl Simulation {
             if class != 0 {
                 op.rr_last = class as u8;
             }
-            self.switch_depart(out_port, class, pkt);
-            self.transmit(out_port, pkt);
+            self.depart_and_transmit(out_port, class, pkt);
             self.kick_pending();
             return;
         }
@@ -143,6 +142,16 @@ impl Simulation {
         let mut pkt = pkt;
         self.switch_depart(port, class, &mut pkt);
         Some(pkt)
+    }
+
+    /// [`Simulation::switch_depart`] and [`Simulation::transmit`] of a frame
+    /// that passes an idle egress, in one call: as two calls from
+    /// `switch_receive`, each saved and restored registers and looked the
+    /// port up (inlined there, they cost more: docs/performance.md).
+    #[inline(never)]
+    fn depart_and_transmit(&mut self, port: u32, class: usize, pkt: &mut Packet) {
+        self.switch_depart(port, class, pkt);
+        self.transmit_inline(port, pkt);
     }
 
     /// `pkt` of `class` left the queues of switch port `port` (their bytes
