@@ -72,7 +72,8 @@ impl Simulation {
         // An idle egress with nothing queued would dequeue this frame at
         // once (the round robin finds only its class): skip the queue's
         // push and pop, and do everything else as `try_send` would.
-        if Simulation::may_start(op, &mut self.q, now, out_port)
+        let may_start = Simulation::may_start(op, &mut self.q, now, out_port);
+        if may_start
             && op.ctrl.is_empty()
             && op.backlog == 0
             && (class == 0 || op.fc.may_send(now, class, pkt.size))
@@ -97,7 +98,14 @@ impl Simulation {
         op.queue_bytes += size;
         op.queues[class].push_back(*pkt);
         op.backlog |= 1 << class;
-        self.try_send(out_port);
+        if may_start {
+            self.try_send(out_port);
+        } else {
+            // `try_send` would find the same: `may_start` is false again
+            // (the port is busy, down or held, and its skipped `TxDone`, if
+            // any, was pushed by the call above).
+            self.kick_pending();
+        }
     }
 
     /// Pick the next data frame of switch port `port`: class 0 first, then
