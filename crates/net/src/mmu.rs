@@ -168,7 +168,7 @@ impl Mmu {
         bytes: u64,
     ) -> Option<(u64, IngressState)> {
         let free = self.free_shared();
-        let (reserve, resume_offset) = (self.reserve, self.resume_offset);
+        let reserve = self.reserve;
         let p = &mut self.ports[in_port];
         let c = &mut p.classes[class];
         if p.fixed.is_none() && c.hdrm == 0 && c.ingress + bytes <= reserve {
@@ -190,6 +190,23 @@ impl Mmu {
             };
             return Some((held, state));
         }
+        self.admit_to_slow(in_port, out_port, class, bytes)
+    }
+
+    /// [`Mmu::admit_to`] past its short path, out of line: inlined, its
+    /// values kept the short path's registers busy (spilled to the stack
+    /// on every frame).
+    #[inline(never)]
+    fn admit_to_slow(
+        &mut self,
+        in_port: usize,
+        out_port: usize,
+        class: usize,
+        bytes: u64,
+    ) -> Option<(u64, IngressState)> {
+        let free = self.free_shared();
+        let (reserve, resume_offset) = (self.reserve, self.resume_offset);
+        let p = &mut self.ports[in_port];
         let shared = admit_port(p, class, bytes, free, reserve)?;
         let c = &p.classes[class];
         let held = c.ingress + c.hdrm;
@@ -244,14 +261,19 @@ impl Mmu {
         let egress = *e;
         self.used -= bytes;
         let (reserve, resume_offset) = (self.reserve, self.resume_offset);
-        let free = self.free_shared();
         let p = &mut self.ports[in_port];
         let c = &mut p.classes[class];
         if p.fixed.is_none() && c.hdrm == 0 && c.ingress <= reserve {
             // Most frames: their class held no more than its reserve (the
             // short path of `admit_to`). Nothing leaves the shared pool, so
-            // `free` stands, and the shared use is 0 after.
+            // the free shared bytes stand, and the shared use is 0 after.
             c.ingress -= bytes;
+            // Computed here, not before the branch: PFC reads only
+            // `below_xon` after a release, and the compiler then drops this
+            // (it loaded the pool's four fields on every release before).
+            let free = self
+                .buffer
+                .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
             let state = IngressState {
                 over_xoff: free >> p.shift == 0,
                 below_xon: true,

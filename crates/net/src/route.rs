@@ -33,14 +33,26 @@ pub(crate) struct DstRoute {
 /// No attachment shortcut (the host's row is used everywhere).
 const NO_SWITCH: u32 = u32::MAX;
 
+/// One key's next hops at a switch: `flat[start..start + len]` of its
+/// table, the first of them also kept here. A hop reads the row, and with
+/// one next hop (nearly all lookups) nothing else: a slice between two
+/// offsets cost four bounds checks (docs/performance.md, "Sixth pass").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RouteRow {
+    pub start: u32,
+    pub len: u16,
+    /// `flat[start]`, or 0 if `len` is 0.
+    pub first: u16,
+}
+
 /// Next-hop tables of every switch, and how to index them.
 #[derive(Debug)]
 pub(crate) struct RouteTables {
     /// Per node id (meaningful for hosts).
     pub dst: Vec<DstRoute>,
     /// Per switch, in `Simulation::switches` order: next-hop local ports,
-    /// flat, and `offsets[k]..offsets[k + 1]` for key `k`.
-    pub per_switch: Vec<(Vec<u16>, Vec<u32>)>,
+    /// flat, and the row of each key.
+    pub per_switch: Vec<(Vec<u16>, Vec<RouteRow>)>,
 }
 
 /// Build the tables for `switches` (node id and first port of each, in
@@ -127,20 +139,24 @@ pub(crate) fn route_tables(
     }
     let per_switch = (0..n_sw)
         .map(|s| {
-            let mut flat = Vec::new();
-            let mut off = Vec::with_capacity(n_sw + singletons.len() + 1);
-            for rows in &group_rows {
-                off.push(flat.len() as u32);
-                if let Some(rows) = rows {
-                    flat.extend_from_slice(&rows[s]);
-                }
+            let mut flat: Vec<u16> = Vec::new();
+            let mut rows = Vec::with_capacity(n_sw + singletons.len());
+            let mut push_row = |flat: &mut Vec<u16>, hops: &[u16]| {
+                rows.push(RouteRow {
+                    start: flat.len() as u32,
+                    len: u16::try_from(hops.len()).expect("next hops fit in a u16"),
+                    first: hops.first().copied().unwrap_or(0),
+                });
+                flat.extend_from_slice(hops);
+            };
+            for group in &group_rows {
+                let hops = group.as_ref().map_or(&[][..], |g| &g[s][..]);
+                push_row(&mut flat, hops);
             }
             for &h in &singletons {
-                off.push(flat.len() as u32);
-                flat.extend(own_row(s, h));
+                push_row(&mut flat, &own_row(s, h));
             }
-            off.push(flat.len() as u32);
-            (flat, off)
+            (flat, rows)
         })
         .collect();
     RouteTables { dst, per_switch }
@@ -189,8 +205,11 @@ mod tests {
                 let got: Vec<u16> = if d.attach_switch == s as u32 {
                     vec![d.attach_port]
                 } else {
-                    let (flat, off) = &t.per_switch[s];
-                    flat[off[d.key as usize] as usize..off[d.key as usize + 1] as usize].to_vec()
+                    let (flat, rows) = &t.per_switch[s];
+                    let row = rows[d.key as usize];
+                    let hops = &flat[row.start as usize..row.start as usize + usize::from(row.len)];
+                    assert_eq!(row.first, hops.first().copied().unwrap_or(0));
+                    hops.to_vec()
                 };
                 assert_eq!(got, want, "switch node {node}, host {h}");
                 grouped += usize::from(d.attach_switch != NO_SWITCH);

@@ -178,10 +178,11 @@ pub(crate) struct Switch {
     pub mmu: Mmu,
     /// ECN thresholds per local port: (kmin, kmax, pmax).
     pub ecn: Vec<(u64, u64, f64)>,
-    /// Next-hop local ports, flat; `route_off[k]..route_off[k+1]` for
-    /// destination key `k` (`DstRoute::key`, route.rs).
+    /// Next-hop local ports, flat, in the rows of `route_rows`.
     pub routes: Vec<u16>,
-    pub route_off: Vec<u32>,
+    /// Per destination key (`DstRoute::key`, route.rs): where its next
+    /// hops are in `routes`.
+    pub route_rows: Vec<crate::route::RouteRow>,
 }
 
 #[derive(Debug)]
@@ -250,9 +251,9 @@ pub(crate) fn install_routes(
         }
     }
     let t = crate::route::route_tables(topo, routes, link_map, link_port, &sw_nodes, hosts);
-    for (sw, (flat, off)) in switches.iter_mut().zip(t.per_switch) {
+    for (sw, (flat, rows)) in switches.iter_mut().zip(t.per_switch) {
         sw.routes = flat;
-        sw.route_off = off;
+        sw.route_rows = rows;
     }
     t.dst
 }
@@ -577,7 +578,7 @@ impl Simulation {
                 mmu,
                 ecn,
                 routes: Vec::new(),
-                route_off: Vec::new(),
+                route_rows: Vec::new(),
             });
         }
 
@@ -958,6 +959,12 @@ impl Simulation {
 
     /// Put `pkt` on the wire of `port` (which is idle).
     pub(crate) fn transmit(&mut self, port: u32, pkt: &Packet) {
+        self.transmit_inline(port, pkt);
+    }
+
+    /// [`Simulation::transmit`], inlined where a caller needs it to be.
+    #[inline(always)]
+    pub(crate) fn transmit_inline(&mut self, port: u32, pkt: &Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         debug_assert!(!p.busy);

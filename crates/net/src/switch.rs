@@ -15,33 +15,35 @@ impl Simulation {
             self.receive_ctrl(in_port, pkt);
             return;
         }
-        let ip = &self.ports[in_port as usize];
+        // Held until the admission's flow-control hook: the port is looked
+        // up once (each lookup is a bounds check and a multiplication).
+        let ip = &mut self.ports[in_port as usize];
         let node = ip.node;
         let sw_id = usize::from(ip.switch);
         let dst = &self.dst_route[pkt.dst as usize];
         let sw = &mut self.switches[sw_id];
-        let hops = if dst.attach_switch == sw_id as u32 {
-            std::slice::from_ref(&dst.attach_port)
+        let out_local = if dst.attach_switch == sw_id as u32 {
+            dst.attach_port
         } else {
-            let k = dst.key as usize;
-            &sw.routes[sw.route_off[k] as usize..sw.route_off[k + 1] as usize]
-        };
-        let out_local = match hops.len() {
-            0 => {
-                // Only after a link failure: no path left (peer: dropped).
-                self.ports[in_port as usize].c.unroutable += 1;
-                self.int_release(pkt.int);
-                return;
-            }
-            1 => hops[0],
-            n => {
-                // Peer GetOutDev: Murmur3 over (sip, dip, sport | dport << 16), seed = node id.
-                let key = [
-                    host_ip(pkt.src),
-                    host_ip(pkt.dst),
-                    u32::from(pkt.sport) | (u32::from(pkt.dport) << 16),
-                ];
-                hops[(murmur3_32(&key, node) % n as u32) as usize]
+            let row = sw.route_rows[dst.key as usize];
+            match row.len {
+                1 => row.first,
+                0 => {
+                    // Only after a link failure: no path left (peer: dropped).
+                    ip.c.unroutable += 1;
+                    self.int_release(pkt.int);
+                    return;
+                }
+                n => {
+                    // Peer GetOutDev: Murmur3 over (sip, dip, sport | dport << 16), seed = node id.
+                    let key = [
+                        host_ip(pkt.src),
+                        host_ip(pkt.dst),
+                        u32::from(pkt.sport) | (u32::from(pkt.dport) << 16),
+                    ];
+                    let i = murmur3_32(&key, node) % u32::from(n);
+                    sw.routes[(row.start + i) as usize]
+                }
             }
         };
         let out_port = sw.first_port + u32::from(out_local);
@@ -51,11 +53,10 @@ impl Simulation {
         if class != 0 {
             let Some((held, state)) = sw.mmu.admit_to(in_local, out_local as usize, class, size)
             else {
-                self.ports[in_port as usize].c.drops[class] += 1;
+                ip.c.drops[class] += 1;
                 self.int_release(pkt.int);
                 return;
             };
-            let ip = &mut self.ports[in_port as usize];
             ip.peak_ingress = ip.peak_ingress.max(held);
             let now = self.now;
             if ip
@@ -71,7 +72,8 @@ impl Simulation {
         // An idle egress with nothing queued would dequeue this frame at
         // once (the round robin finds only its class): skip the queue's
         // push and pop, and do everything else as `try_send` would.
-        if Simulation::may_start(op, &mut self.q, now, out_port)
+        let may_start = Simulation::may_start(op, &mut self.q, now, out_port);
+        if may_start
             && op.ctrl.is_empty()
             && op.backlog == 0
             && (class == 0 || op.fc.may_send(now, class, pkt.size))
@@ -85,8 +87,7 @@ impl Simulation {
             if class != 0 {
                 op.rr_last = class as u8;
             }
-            self.switch_depart(out_port, class, pkt);
-            self.transmit(out_port, pkt);
+            self.depart_and_transmit(out_port, class, pkt);
             self.kick_pending();
             return;
         }
@@ -97,7 +98,14 @@ impl Simulation {
         op.queue_bytes += size;
         op.queues[class].push_back(*pkt);
         op.backlog |= 1 << class;
-        self.try_send(out_port);
+        if may_start {
+            self.try_send(out_port);
+        } else {
+            // `try_send` would find the same: `may_start` is false again
+            // (the port is busy, down or held, and its skipped `TxDone`, if
+            // any, was pushed by the call above).
+            self.kick_pending();
+        }
     }
 
     /// Pick the next data frame of switch port `port`: class 0 first, then
@@ -142,6 +150,16 @@ impl Simulation {
         let mut pkt = pkt;
         self.switch_depart(port, class, &mut pkt);
         Some(pkt)
+    }
+
+    /// [`Simulation::switch_depart`] and [`Simulation::transmit`] of a frame
+    /// that passes an idle egress, in one call: as two calls from
+    /// `switch_receive`, each saved and restored registers and looked the
+    /// port up (inlined there, they cost more: docs/performance.md).
+    #[inline(never)]
+    fn depart_and_transmit(&mut self, port: u32, class: usize, pkt: &mut Packet) {
+        self.switch_depart(port, class, pkt);
+        self.transmit_inline(port, pkt);
     }
 
     /// `pkt` of `class` left the queues of switch port `port` (their bytes

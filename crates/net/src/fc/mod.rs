@@ -140,10 +140,17 @@ impl AnyFc {
         s: IngressState,
         out: &mut FcOutbox,
     ) -> bool {
+        // The other kinds call `unlikely`, so that the compiler tests for
+        // PFC (nearly every switch hop) first with a compare and a branch,
+        // before the jump through a table that a `match` compiles to.
         match self {
             AnyFc::Pfc(f) => f.admit_emits(now, class, s, out),
-            AnyFc::Lossy(_) => false,
+            AnyFc::Lossy(_) => {
+                unlikely();
+                false
+            }
             _ => {
+                unlikely();
                 self.after_admit(now, class, bytes, s, out);
                 true
             }
@@ -161,16 +168,28 @@ impl AnyFc {
         s: IngressState,
         out: &mut FcOutbox,
     ) -> bool {
+        // PFC first, as in `after_admit_emits`.
         match self {
             AnyFc::Pfc(f) => f.release_emits(class, s, out),
-            AnyFc::Lossy(_) => false,
+            AnyFc::Lossy(_) => {
+                unlikely();
+                false
+            }
             _ => {
+                unlikely();
                 self.after_release(now, class, bytes, s, out);
                 true
             }
         }
     }
 }
+
+/// Marks the path that calls it as rarely taken (a call to a cold function
+/// is what the compiler's branch weights know; `std::hint::cold_path` is
+/// newer than this workspace's minimum Rust).
+#[cold]
+#[inline(never)]
+fn unlikely() {}
 
 macro_rules! each {
     ($self:ident, $f:ident => $e:expr) => {
