@@ -45,8 +45,10 @@ pub(crate) enum Event {
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);
-const _: () = assert!(std::mem::offset_of!(Port, line1) == 64);
-const _: () = assert!(std::mem::offset_of!(Port, line2) == 128);
+// `fc`'s tag and `Pfc`'s first bytes (which it keeps at its start, at
+// offset 8 of `AnyFc`) are in the port's first line.
+const _: () = assert!(std::mem::offset_of!(Port, fc) + 8 + 3 <= 64);
+const _: () = assert!(std::mem::offset_of!(Port, line2) == std::mem::offset_of!(Port, line1) + 64);
 
 /// A zero-sized field of [`Port`] that starts a new cache line.
 #[derive(Clone, Copy, Debug, Default)]
@@ -59,19 +61,20 @@ pub(crate) struct CacheLine;
 /// The fields are laid out by hand (`repr(C)`; each `lineN` marker starts
 /// a new cache line) so that a frame's hop touches few cache lines of its
 /// ports: line 0 holds what every enqueue, dequeue and transmission reads,
-/// and what a frame's arrival at an ingress updates; line 1 what the link's
-/// delivery and a transmission read (the frames on the wire, the error
-/// model, the peer, the delay); line 2 the control queue and the counters every frame
-/// updates (`PortCounters` puts them first); from line 3 one 32-byte queue
-/// per class, of which a hop touches only its own (`backlog` says which are
-/// non-empty); from line 4 flow control, whose hot part (`Pfc` puts it
-/// first) fits one line; the rest after it (docs/performance.md, "Second
-/// pass").
+/// and what a frame's arrival at an ingress updates, and ends with the
+/// start of flow control, whose hooks every frame calls at its ingress and
+/// its egress (`AnyFc`'s tag and `Pfc`'s first bytes, which are all that
+/// the hooks read; the rest of `fc` fills the lines after it); line 1 what
+/// the link's delivery and a transmission read (the frames on the wire,
+/// the error model, the peer, the delay, the rate); line 2 the control
+/// queue and the counters every frame updates (`PortCounters` puts them
+/// first); from line 3 one 32-byte queue per class, of which a hop touches
+/// only its own (`backlog` says which are non-empty); the rest after them
+/// (docs/performance.md, "Second pass" and "Seventh pass").
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Port {
     // First cache line.
-    pub rate: Rate,
     /// Bytes in the class queues.
     pub queue_bytes: u64,
     /// `PortCounters::peak_ingress`, kept here while the run goes: an
@@ -79,10 +82,12 @@ pub(crate) struct Port {
     /// counters' line. [`Simulation::results`] puts it in the counters.
     pub peak_ingress: u64,
     /// A switch port's end of the current transmission when it was not
-    /// scheduled, with the queue place reserved for it (see
-    /// [`Simulation::transmit`]); `None` when it is scheduled or the port
-    /// is idle.
-    pub unscheduled_done: Option<(Time, u64)>,
+    /// scheduled, with the queue place reserved for it in
+    /// `unscheduled_seq` (see [`Simulation::transmit`]); `Time::MAX` when
+    /// it is scheduled or the port is idle. (Not an `Option`: 8 bytes less
+    /// in this line.)
+    pub unscheduled_end: Time,
+    pub unscheduled_seq: u64,
     pub node: u32,
     pub local: u16,
     /// Bit `c` set iff `queues[c]` is not empty.
@@ -100,6 +105,8 @@ pub(crate) struct Port {
     /// Index of its switch in `Simulation::switches` (`u16::MAX` at a
     /// host): a hop reads it here instead of through `node_switch`.
     pub switch: u16,
+    /// Starts at byte 48: its tag and `Pfc`'s flags are in this line.
+    pub fc: AnyFc,
     pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).
     pub flight: Fifo<InFlight>,
@@ -111,6 +118,7 @@ pub(crate) struct Port {
     /// instead of dividing by the rate (the same time, exactly).
     pub ps_per_byte: u32,
     pub delay: Delta,
+    pub rate: Rate,
     pub line2: CacheLine,
     /// Control frames: strict priority, never paused.
     pub ctrl: Fifo<Packet>,
@@ -118,8 +126,6 @@ pub(crate) struct Port {
     pub line3: CacheLine,
     /// Egress queues per class (switch ports).
     pub queues: [Fifo<Packet>; N_CLASSES],
-    pub line4: CacheLine,
-    pub fc: AnyFc,
     pub fc_version: u32,
     /// PFC frames received here are also sent out of this port (a Swing
     /// relay's L port forwards to its R port); `u32::MAX` if none.
@@ -482,7 +488,8 @@ impl Simulation {
                     delay: l.delay,
                     error_rate,
                     busy: false,
-                    unscheduled_done: None,
+                    unscheduled_end: Time::MAX,
+                    unscheduled_seq: 0,
                     up: true,
                     held: false,
                     traced: false,
@@ -490,7 +497,6 @@ impl Simulation {
                     line1: CacheLine,
                     line2: CacheLine,
                     line3: CacheLine,
-                    line4: CacheLine,
                     ctrl: Fifo::new(),
                     queues: std::array::from_fn(|_| Fifo::new()),
                     backlog: 0,
@@ -853,7 +859,7 @@ impl Simulation {
             Event::TxDone { port } => {
                 let p = &mut self.ports[port as usize];
                 p.busy = false;
-                p.unscheduled_done = None;
+                p.unscheduled_end = Time::MAX;
                 self.try_send(port);
             }
             Event::NicWake { nic } => {
@@ -907,10 +913,11 @@ impl Simulation {
     #[inline]
     pub(crate) fn may_start(p: &mut Port, q: &mut EventQueue<Event>, now: Time, port: u32) -> bool {
         if p.busy {
-            let Some((at, seq)) = p.unscheduled_done else {
+            let (at, seq) = (p.unscheduled_end, p.unscheduled_seq);
+            if at == Time::MAX {
                 return false;
-            };
-            p.unscheduled_done = None;
+            }
+            p.unscheduled_end = Time::MAX;
             // Has the TxDone at (at, seq) that `transmit` skipped popped
             // already? Then it found nothing to send (nothing was queued
             // since, or we would have scheduled it then): the port is idle.
@@ -996,14 +1003,18 @@ impl Simulation {
         let end = now + tx;
         if !p.is_host {
             if p.ctrl.is_empty() && p.backlog == 0 {
-                p.unscheduled_done = Some((end, self.q.reserve()));
+                p.unscheduled_end = end;
+                p.unscheduled_seq = self.q.reserve();
             } else {
                 self.q.push(end, Event::TxDone { port });
             }
         } else {
             let node = p.node;
             if p.ctrl.is_empty() && self.nic_has_nothing(node) {
-                self.ports[port as usize].unscheduled_done = Some((end, self.q.reserve()));
+                let seq = self.q.reserve();
+                let p = &mut self.ports[port as usize];
+                p.unscheduled_end = end;
+                p.unscheduled_seq = seq;
             } else {
                 self.q.push(end, Event::TxDone { port });
             }

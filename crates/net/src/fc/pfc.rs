@@ -22,17 +22,19 @@ use engine::{Delta, Rate, Time};
 
 /// PFC state of one port: its upstream (obeying) and downstream (sending)
 /// halves. `repr(C)`, what every frame reads first: `may_send`,
-/// `after_admit` and `after_release` then touch one cache line of it.
+/// `after_admit` and `after_release` read only its first three bytes
+/// (`sends` and two bitmasks), which `Port` keeps in its first cache line
+/// (sim.rs).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Pfc {
-    mode: PfcMode,
     /// Whether this port sends PFC (switch ports do; hosts never do, §2.4).
     sends: bool,
-    // Upstream half.
-    paused: [bool; N_CLASSES],
-    // Downstream half.
-    xoff_sent: [bool; N_CLASSES],
+    // Upstream half: bit `c` set iff class `c` is paused.
+    paused: u8,
+    // Downstream half: bit `c` set iff an XOFF was sent for class `c`.
+    xoff_sent: u8,
+    mode: PfcMode,
     /// Rate of this port's link: quanta are 512 bit-times of it.
     rate: Rate,
     // Upstream half.
@@ -41,6 +43,12 @@ pub struct Pfc {
     // Downstream half.
     next_refresh: [Time; N_CLASSES],
     c: FcCounters,
+}
+
+/// Bit `class` of a per-class bitmask.
+#[inline(always)]
+fn bit(mask: u8, class: usize) -> bool {
+    mask >> class & 1 != 0
 }
 
 /// Length of a pause of `quanta` at `rate`: each quantum is 512 bit-times.
@@ -55,10 +63,10 @@ impl Pfc {
             mode,
             rate,
             sends,
-            paused: [false; N_CLASSES],
+            paused: 0,
             paused_until: [Time::ZERO; N_CLASSES],
             pause_start: [Time::ZERO; N_CLASSES],
-            xoff_sent: [false; N_CLASSES],
+            xoff_sent: 0,
             next_refresh: [Time::MAX; N_CLASSES],
             c: FcCounters::default(),
         }
@@ -98,7 +106,7 @@ impl Pfc {
         s: IngressState,
         out: &mut FcOutbox,
     ) -> bool {
-        let pause = self.sends && class != 0 && !self.xoff_sent[class] && s.over_xoff;
+        let pause = self.sends && class != 0 && !bit(self.xoff_sent, class) && s.over_xoff;
         if pause {
             self.pause(now, class, out);
         }
@@ -114,7 +122,7 @@ impl Pfc {
         s: IngressState,
         out: &mut FcOutbox,
     ) -> bool {
-        let resume = self.xoff_sent[class] && s.below_xon;
+        let resume = bit(self.xoff_sent, class) && s.below_xon;
         if resume {
             self.resume(class, out);
         }
@@ -124,22 +132,22 @@ impl Pfc {
     /// Downstream: the ingress went over XOFF in `class`.
     #[inline(never)]
     fn pause(&mut self, now: Time, class: usize, out: &mut FcOutbox) {
-        self.xoff_sent[class] = true;
+        self.xoff_sent |= 1 << class;
         self.send_xoff(now, class, out);
     }
 
     /// Downstream: the ingress went below XON in `class` after an XOFF.
     #[inline(never)]
     fn resume(&mut self, class: usize, out: &mut FcOutbox) {
-        self.xoff_sent[class] = false;
+        self.xoff_sent &= !(1 << class);
         self.next_refresh[class] = Time::MAX;
         out.frames.push(Packet::pfc(class as u8, 0));
         self.c.resume_tx[class] += 1;
     }
 
     fn unpause(&mut self, class: usize, at: Time) {
-        if self.paused[class] {
-            self.paused[class] = false;
+        if bit(self.paused, class) {
+            self.paused &= !(1 << class);
             self.c.paused_ps[class] += at.since(self.pause_start[class]).ps();
         }
     }
@@ -148,10 +156,10 @@ impl Pfc {
     fn arm(&self, now: Time, out: &mut FcOutbox) {
         let mut next = Time::MAX;
         for c in 0..N_CLASSES {
-            if self.paused[c] && self.paused_until[c] > now {
+            if bit(self.paused, c) && self.paused_until[c] > now {
                 next = next.min(self.paused_until[c]);
             }
-            if self.xoff_sent[c] {
+            if bit(self.xoff_sent, c) {
                 next = next.min(self.next_refresh[c]);
             }
         }
@@ -166,10 +174,12 @@ impl FlowControl for Pfc {
     // (sending XOFF or XON) out of line: most frames only test a flag.
     #[inline(always)]
     fn may_send(&self, now: Time, class: usize, _bytes: u32) -> bool {
-        match self.mode {
-            PfcMode::UntilResume => !self.paused[class],
-            PfcMode::Quanta { .. } => !self.paused[class] || now >= self.paused_until[class],
-        }
+        // The mode matters only while paused: read it only then.
+        !bit(self.paused, class)
+            || match self.mode {
+                PfcMode::UntilResume => false,
+                PfcMode::Quanta { .. } => now >= self.paused_until[class],
+            }
     }
 
     fn on_ctrl(&mut self, now: Time, frame: &Packet, rate: Rate, out: &mut FcOutbox) {
@@ -182,8 +192,8 @@ impl FlowControl for Pfc {
             return;
         }
         self.c.pause_rx[class] += 1;
-        if !self.paused[class] {
-            self.paused[class] = true;
+        if !bit(self.paused, class) {
+            self.paused |= 1 << class;
             self.pause_start[class] = now;
         }
         if let PfcMode::Quanta { .. } = self.mode {
@@ -220,7 +230,7 @@ impl FlowControl for Pfc {
     fn on_timer(&mut self, now: Time, _s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
         for c in 0..N_CLASSES {
             // Upstream: a pause that was not refreshed expires.
-            if self.paused[c] && self.paused_until[c] <= now {
+            if bit(self.paused, c) && self.paused_until[c] <= now {
                 if let PfcMode::Quanta { .. } = self.mode {
                     let until = self.paused_until[c];
                     self.unpause(c, until);
@@ -228,7 +238,7 @@ impl FlowControl for Pfc {
                 }
             }
             // Downstream: still not below XON, so refresh the pause.
-            if self.xoff_sent[c] && self.next_refresh[c] <= now {
+            if bit(self.xoff_sent, c) && self.next_refresh[c] <= now {
                 self.send_xoff(now, c, out);
             }
         }
@@ -238,7 +248,7 @@ impl FlowControl for Pfc {
     fn counters(&self, now: Time) -> FcCounters {
         let mut c = self.c.clone();
         for k in 0..N_CLASSES {
-            if self.paused[k] {
+            if bit(self.paused, k) {
                 let end = match self.mode {
                     PfcMode::UntilResume => now,
                     PfcMode::Quanta { .. } => now.min(self.paused_until[k]),
