@@ -26,29 +26,25 @@ pub struct IngressState {
     pub below_xon: bool,
 }
 
-/// The bytes of one (ingress port, class) and of the same (egress port,
-/// class): a frame's admission and release touch one of these per side.
+/// What a frame's admission and release read and write of one (ingress
+/// port, class): its bytes, with copies of its port's settings, in 32
+/// bytes aligned to 32, so in one cache line (the port's settings in a
+/// header beside the classes made it two lines for most classes;
+/// docs/performance.md, "Seventh pass"). The setters keep the copies of
+/// the port's eight classes equal.
 #[derive(Clone, Copy, Debug, Default)]
-struct ClassBytes {
-    /// Counted against reserve + shared (ingress).
+#[repr(C, align(32))]
+struct ClassState {
+    /// Counted against reserve + shared.
     ingress: u64,
-    /// Counted against headroom (ingress).
+    /// Counted against headroom.
     hdrm: u64,
-    /// Queued for egress.
-    egress: u64,
-}
-
-/// Everything the MMU keeps per local port, together, so that one frame's
-/// accounting touches one or two cache lines per port instead of one per
-/// field (docs/performance.md, "Second pass").
-#[derive(Clone, Debug)]
-struct PortState {
+    /// The port's headroom.
     headroom: u64,
-    /// Static (xoff, xon), or `None` in the shared pool.
-    fixed: Option<(u64, u64)>,
-    /// Dynamic-threshold shift.
+    /// The port's dynamic-threshold shift.
     shift: u8,
-    classes: [ClassBytes; N_CLASSES],
+    /// The port has a static buffer (`Mmu::fixed`), outside the shared pool.
+    fixed: bool,
 }
 
 /// One switch's buffer accounting.
@@ -60,8 +56,12 @@ pub struct Mmu {
     total_headroom: u64,
     total_reserve: u64,
     shared_used: u64,
-    /// Per local port.
-    ports: Vec<PortState>,
+    /// Per local port, per class: the ingress's bytes and settings.
+    classes: Vec<[ClassState; N_CLASSES]>,
+    /// Per local port, per class: bytes queued for egress.
+    egress: Vec<[u64; N_CLASSES]>,
+    /// Per local port: static (xoff, xon), or `None` in the shared pool.
+    fixed: Vec<Option<(u64, u64)>>,
     /// Highest total occupancy seen.
     pub peak_bytes: u64,
     used: u64,
@@ -81,16 +81,19 @@ impl Mmu {
             // The peer reserves per port (ConfigNPort), one class in use.
             total_reserve: cfg.reserve * n as u64,
             shared_used: 0,
-            ports: headroom
+            classes: headroom
                 .iter()
                 .zip(&shift)
-                .map(|(&headroom, &shift)| PortState {
-                    headroom,
-                    fixed: None,
-                    shift,
-                    classes: [ClassBytes::default(); N_CLASSES],
+                .map(|(&headroom, &shift)| {
+                    [ClassState {
+                        headroom,
+                        shift,
+                        ..ClassState::default()
+                    }; N_CLASSES]
                 })
                 .collect(),
+            egress: vec![[0; N_CLASSES]; n],
+            fixed: vec![None; n],
             peak_bytes: 0,
             used: 0,
         }
@@ -99,25 +102,32 @@ impl Mmu {
     /// Give `port` a static buffer of `xoff` + `headroom` bytes outside the
     /// shared pool, pausing over `xoff` and resuming at or below `xon`.
     pub fn set_static(&mut self, port: usize, xoff: u64, xon: u64, headroom: u64) {
-        if self.ports[port].fixed.is_none() {
+        if self.fixed[port].is_none() {
             self.total_reserve -= self.reserve;
-            self.total_headroom -= self.ports[port].headroom;
+            self.total_headroom -= self.classes[port][0].headroom;
         }
-        self.ports[port].headroom = headroom;
-        self.ports[port].fixed = Some((xoff, xon.min(xoff)));
+        self.fixed[port] = Some((xoff, xon.min(xoff)));
+        for c in &mut self.classes[port] {
+            c.headroom = headroom;
+            c.fixed = true;
+        }
     }
 
     /// Set the headroom of a port in the shared pool.
     pub fn set_headroom(&mut self, port: usize, headroom: u64) {
-        if self.ports[port].fixed.is_none() {
-            self.total_headroom = self.total_headroom - self.ports[port].headroom + headroom;
+        if self.fixed[port].is_none() {
+            self.total_headroom = self.total_headroom - self.classes[port][0].headroom + headroom;
         }
-        self.ports[port].headroom = headroom;
+        for c in &mut self.classes[port] {
+            c.headroom = headroom;
+        }
     }
 
     /// Set the dynamic-threshold shift of a port in the shared pool.
     pub fn set_shift(&mut self, port: usize, shift: u8) {
-        self.ports[port].shift = shift;
+        for c in &mut self.classes[port] {
+            c.shift = shift;
+        }
     }
 
     /// Free shared bytes (buffer − Σ headroom − Σ reserve − shared used).
@@ -130,12 +140,12 @@ impl Mmu {
     /// Dynamic PFC threshold of `port` (peer `GetPfcThreshold`).
     #[inline]
     pub fn threshold(&self, port: usize) -> u64 {
-        self.free_shared() >> self.ports[port].shift
+        self.free_shared() >> self.classes[port][0].shift
     }
 
     #[cfg(test)]
     fn shared_of(&self, port: usize, class: usize) -> u64 {
-        self.ports[port].classes[class]
+        self.classes[port][class]
             .ingress
             .saturating_sub(self.reserve)
     }
@@ -145,8 +155,9 @@ impl Mmu {
     #[inline]
     pub fn admit(&mut self, port: usize, class: usize, bytes: u64) -> bool {
         let free = self.free_shared();
-        let Some(shared) = admit_port(&mut self.ports[port], class, bytes, free, self.reserve)
-        else {
+        let fixed = self.fixed[port];
+        let c = &mut self.classes[port][class];
+        let Some(shared) = admit_port(c, fixed, bytes, free, self.reserve) else {
             return false;
         };
         self.count_admitted(bytes, shared);
@@ -169,21 +180,20 @@ impl Mmu {
     ) -> Option<(u64, IngressState)> {
         let free = self.free_shared();
         let reserve = self.reserve;
-        let p = &mut self.ports[in_port];
-        let c = &mut p.classes[class];
-        if p.fixed.is_none() && c.hdrm == 0 && c.ingress + bytes <= reserve {
+        let c = &mut self.classes[in_port][class];
+        if !c.fixed && c.hdrm == 0 && c.ingress + bytes <= reserve {
             // Most frames: within the class's reserve, no headroom in use.
             // `admit_port` and `state_of` reduce to this (nothing counts
             // against the shared pool, so `free` does not change, and the
             // shared use is 0 before and after).
-            let thresh = free >> p.shift;
-            if bytes > p.headroom && bytes > thresh {
+            let thresh = free >> c.shift;
+            if bytes > c.headroom && bytes > thresh {
                 return None;
             }
             c.ingress += bytes;
             let held = c.ingress;
             self.count_admitted(bytes, 0);
-            self.ports[out_port].classes[class].egress += bytes;
+            self.egress[out_port][class] += bytes;
             let state = IngressState {
                 over_xoff: thresh == 0,
                 below_xon: true,
@@ -206,22 +216,22 @@ impl Mmu {
     ) -> Option<(u64, IngressState)> {
         let free = self.free_shared();
         let (reserve, resume_offset) = (self.reserve, self.resume_offset);
-        let p = &mut self.ports[in_port];
-        let shared = admit_port(p, class, bytes, free, reserve)?;
-        let c = &p.classes[class];
+        let fixed = self.fixed[in_port];
+        let c = &mut self.classes[in_port][class];
+        let shared = admit_port(c, fixed, bytes, free, reserve)?;
         let held = c.ingress + c.hdrm;
         // Free shared bytes after `shared` more are used: buffer − (Σ
         // headroom + Σ reserve + shared used + shared), saturating as
         // `free_shared` does.
         let state = state_of(
-            p,
-            class,
+            c,
+            fixed,
             free.saturating_sub(shared),
             reserve,
             resume_offset,
         );
         self.count_admitted(bytes, shared);
-        self.ports[out_port].classes[class].egress += bytes;
+        self.egress[out_port][class] += bytes;
         Some((held, state))
     }
 
@@ -235,7 +245,7 @@ impl Mmu {
     /// Count `bytes` queued at egress `port` in `class`.
     #[inline]
     pub fn enqueue_egress(&mut self, port: usize, class: usize, bytes: u64) {
-        self.ports[port].classes[class].egress += bytes;
+        self.egress[port][class] += bytes;
     }
 
     /// Release a packet that leaves the switch (peer
@@ -256,14 +266,13 @@ impl Mmu {
         class: usize,
         bytes: u64,
     ) -> (u64, IngressState) {
-        let e = &mut self.ports[out_port].classes[class].egress;
+        let e = &mut self.egress[out_port][class];
         *e -= bytes;
         let egress = *e;
         self.used -= bytes;
         let (reserve, resume_offset) = (self.reserve, self.resume_offset);
-        let p = &mut self.ports[in_port];
-        let c = &mut p.classes[class];
-        if p.fixed.is_none() && c.hdrm == 0 && c.ingress <= reserve {
+        let c = &mut self.classes[in_port][class];
+        if !c.fixed && c.hdrm == 0 && c.ingress <= reserve {
             // Most frames: their class held no more than its reserve (the
             // short path of `admit_to`). Nothing leaves the shared pool, so
             // the free shared bytes stand, and the shared use is 0 after.
@@ -275,14 +284,14 @@ impl Mmu {
                 .buffer
                 .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
             let state = IngressState {
-                over_xoff: free >> p.shift == 0,
+                over_xoff: free >> c.shift == 0,
                 below_xon: true,
             };
             return (egress, state);
         }
         // Headroom drains first.
         let from_hdrm = c.hdrm.min(bytes);
-        if p.fixed.is_none() {
+        if !c.fixed {
             let from_shared = (bytes - from_hdrm).min(c.ingress.saturating_sub(reserve));
             self.shared_used -= from_shared;
         }
@@ -291,21 +300,23 @@ impl Mmu {
         let free = self
             .buffer
             .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
-        (egress, state_of(p, class, free, reserve, resume_offset))
+        let fixed = self.fixed[in_port];
+        let c = &self.classes[in_port][class];
+        (egress, state_of(c, fixed, free, reserve, resume_offset))
     }
 
     /// Bytes queued for egress at `port` in `class` (ECN marks on this).
     #[inline]
     pub fn egress_bytes(&self, port: usize, class: usize) -> u64 {
-        self.ports[port].classes[class].egress
+        self.egress[port][class]
     }
 
     /// Pause/resume conditions of (port, class).
     #[inline]
     pub fn ingress_state(&self, port: usize, class: usize) -> IngressState {
         state_of(
-            &self.ports[port],
-            class,
+            &self.classes[port][class],
+            self.fixed[port],
             self.free_shared(),
             self.reserve,
             self.resume_offset,
@@ -315,13 +326,13 @@ impl Mmu {
     /// Bytes held for (port, class): reserve, shared and headroom.
     #[inline]
     pub fn ingress_bytes(&self, port: usize, class: usize) -> u64 {
-        let c = &self.ports[port].classes[class];
+        let c = &self.classes[port][class];
         c.ingress + c.hdrm
     }
 
     /// Headroom bytes in use at (port, class).
     pub fn headroom_used(&self, port: usize, class: usize) -> u64 {
-        self.ports[port].classes[class].hdrm
+        self.classes[port][class].hdrm
     }
 
     /// Total bytes held.
@@ -330,14 +341,20 @@ impl Mmu {
     }
 }
 
-/// Admit `bytes` into `class` of port `p` (the body of [`Mmu::admit`])
-/// given the free shared bytes `free`: `None` if they are dropped, else
-/// the bytes newly counted against the shared pool.
+/// Admit `bytes` into the (port, class) `c` (the body of [`Mmu::admit`])
+/// given its port's static buffer `fixed` and the free shared bytes
+/// `free`: `None` if they are dropped, else the bytes newly counted
+/// against the shared pool.
 #[inline]
-fn admit_port(p: &mut PortState, class: usize, bytes: u64, free: u64, reserve: u64) -> Option<u64> {
-    let headroom = p.headroom;
-    let c = &mut p.classes[class];
-    if let Some((xoff, _)) = p.fixed {
+fn admit_port(
+    c: &mut ClassState,
+    fixed: Option<(u64, u64)>,
+    bytes: u64,
+    free: u64,
+    reserve: u64,
+) -> Option<u64> {
+    let headroom = c.headroom;
+    if let Some((xoff, _)) = fixed {
         if c.ingress + bytes <= xoff && c.hdrm == 0 {
             c.ingress += bytes;
         } else if c.hdrm + bytes <= headroom {
@@ -347,7 +364,7 @@ fn admit_port(p: &mut PortState, class: usize, bytes: u64, free: u64, reserve: u
         }
         return Some(0);
     }
-    let thresh = free >> p.shift;
+    let thresh = free >> c.shift;
     if bytes + c.hdrm > headroom && bytes + c.ingress.saturating_sub(reserve) > thresh {
         return None;
     }
@@ -364,18 +381,18 @@ fn admit_port(p: &mut PortState, class: usize, bytes: u64, free: u64, reserve: u
     }
 }
 
-/// Pause/resume conditions of `class` of port `p` (the body of
-/// [`Mmu::ingress_state`]) given the free shared bytes `free`.
+/// Pause/resume conditions of the (port, class) `c` (the body of
+/// [`Mmu::ingress_state`]) given its port's static buffer `fixed` and the
+/// free shared bytes `free`.
 #[inline]
 fn state_of(
-    p: &PortState,
-    class: usize,
+    c: &ClassState,
+    fixed: Option<(u64, u64)>,
     free: u64,
     reserve: u64,
     resume_offset: u64,
 ) -> IngressState {
-    let c = &p.classes[class];
-    if let Some((xoff, xon)) = p.fixed {
+    if let Some((xoff, xon)) = fixed {
         let held = c.ingress + c.hdrm;
         return IngressState {
             over_xoff: held > xoff,
@@ -383,7 +400,7 @@ fn state_of(
         };
     }
     let shared = c.ingress.saturating_sub(reserve);
-    let thresh = free >> p.shift;
+    let thresh = free >> c.shift;
     IngressState {
         over_xoff: c.hdrm > 0 || shared >= thresh,
         below_xon: c.hdrm == 0 && (shared == 0 || shared + resume_offset <= thresh),
