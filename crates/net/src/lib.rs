@@ -18,6 +18,7 @@ pub mod wire;
 
 mod failure;
 mod fifo;
+mod int_pool;
 mod nic;
 mod results;
 mod route;

@@ -381,11 +381,7 @@ impl Simulation {
         if pkt.cnp {
             qp.cc.on_cnp(now, &mut timers);
         }
-        let int = if pkt.int == NO_INT {
-            &[][..]
-        } else {
-            self.int_pool[pkt.int as usize].hops()
-        };
+        let int = self.int_pool.hops(pkt.int);
         let sample = AckSample {
             seq: pkt.seq,
             newly_acked,

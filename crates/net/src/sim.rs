@@ -13,7 +13,7 @@ use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy,
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
-use crate::wire::{InFlight, IntStack, Packet, NO_INT, N_CLASSES};
+use crate::wire::{InFlight, Packet, N_CLASSES};
 use engine::{Delta, EventQueue, Rate, Rng, Time};
 use topo::{NodeKind, Topology};
 use workload::FlowSpec;
@@ -299,9 +299,8 @@ pub struct Simulation {
     pub(crate) link_up: Vec<bool>,
     /// The peer's queue-length monitor, when configured.
     pub(crate) qlen: Option<Box<crate::qlen::QlenMonitor>>,
-    /// INT stacks of packets in flight (HPCC), indexed by `Packet::int`.
-    pub(crate) int_pool: Vec<IntStack>,
-    pub(crate) int_free: Vec<u32>,
+    /// INT stacks of packets in flight (HPCC), by `Packet::int`.
+    pub(crate) int_pool: crate::int_pool::IntPool,
     pub(crate) events: u64,
     pub(crate) packet_hops: u64,
     pub(crate) outbox: FcOutbox,
@@ -710,8 +709,7 @@ impl Simulation {
             ideal_fct_ns,
             pair_rtt_bw,
             max_rtt_bdp,
-            int_pool: Vec::new(),
-            int_free: Vec::new(),
+            int_pool: Default::default(),
             link_up: vec![true; topo.links.len()],
             qlen,
             topo: topo.clone(),
@@ -1197,23 +1195,12 @@ impl Simulation {
 
     /// A fresh, empty INT stack.
     pub(crate) fn int_alloc(&mut self) -> u32 {
-        match self.int_free.pop() {
-            Some(h) => {
-                self.int_pool[h as usize] = IntStack::default();
-                h
-            }
-            None => {
-                self.int_pool.push(IntStack::default());
-                (self.int_pool.len() - 1) as u32
-            }
-        }
+        self.int_pool.alloc()
     }
 
     /// Return a packet's INT stack, if it has one.
     pub(crate) fn int_release(&mut self, h: u32) {
-        if h != NO_INT {
-            self.int_free.push(h);
-        }
+        self.int_pool.release(h);
     }
 
     /// The current simulated time.

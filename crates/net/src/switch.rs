@@ -213,12 +213,15 @@ impl Simulation {
             if pkt.int != NO_INT {
                 // INT at dequeue (peer SwitchNotifyDequeue): tx bytes before
                 // this packet, queue bytes of the port after it left.
-                self.int_pool[pkt.int as usize].push(IntHop {
-                    ts_ns: now.ns(),
-                    tx_bytes: p.c.tx_bytes,
-                    qlen: p.queue_bytes,
-                    rate_bps: p.rate.bps(),
-                });
+                self.int_pool.push(
+                    &mut pkt.int,
+                    IntHop {
+                        ts_ns: now.ns(),
+                        tx_bytes: p.c.tx_bytes,
+                        qlen: p.queue_bytes,
+                        rate_bps: p.rate.bps(),
+                    },
+                );
             }
         }
         // The ingress may now be below XON.

@@ -43,29 +43,6 @@ pub struct IntHop {
     pub rate_bps: u64,
 }
 
-/// The INT records of one packet.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct IntStack {
-    /// Hops recorded.
-    pub n: u8,
-    /// The records, first hop first.
-    pub hops: [IntHop; MAX_INT_HOPS],
-}
-
-impl IntStack {
-    /// Record one more hop; beyond [`MAX_INT_HOPS`] the peer stops recording.
-    pub fn push(&mut self, h: IntHop) {
-        if (self.n as usize) < MAX_INT_HOPS {
-            self.hops[self.n as usize] = h;
-            self.n += 1;
-        }
-    }
-    /// The recorded hops.
-    pub fn hops(&self) -> &[IntHop] {
-        &self.hops[..self.n as usize]
-    }
-}
-
 /// What a frame is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
@@ -105,9 +82,10 @@ pub struct Packet {
     pub payload: u32,
     /// Flow (= QP) this frame belongs to.
     pub flow: u32,
-    /// Handle of this packet's INT stack in the simulation's side table, or
-    /// [`NO_INT`]. INT lives outside the packet so packets stay small when
-    /// it is off (DESIGN §3).
+    /// Handle of this packet's INT stack in the simulation's side table
+    /// (its index, and the hops recorded in its low bits: `int_pool.rs`),
+    /// or [`NO_INT`]. INT lives outside the packet so packets stay small
+    /// when it is off (DESIGN §3).
     pub int: u32,
     /// HPCC-PINT's encoded path utilisation (0 = none); ACKs echo it.
     pub pint: u16,
