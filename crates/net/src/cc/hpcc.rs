@@ -58,10 +58,18 @@ impl Default for HpccConfig {
 }
 
 /// One QP's HPCC sender state.
+///
+/// `repr(C)`, in the order an update reads it: the NIC's round robin reads
+/// `rate` right after `AnyCc`'s tag, and an ACK reads the scalars, the
+/// parameters and the first hops, so they lie together (in Rust's order
+/// they were spread over the struct's 384 bytes, with `per_hop`, which only
+/// `multi_rate` reads, in the middle).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Hpcc {
-    cfg: HpccConfig,
-    line_rate: u64,
+    /// Current rate R.
+    rate: u64,
+    last_update_seq: u64,
     /// T in ns (the peer's `m_baseRtt`).
     t_ns: u64,
     /// `line_rate as f64` and W in bytes (the peer's `m_win`) as `f64`,
@@ -69,14 +77,13 @@ pub struct Hpcc {
     /// values, so the same results).
     line_rate_f: f64,
     w_f: f64,
-    /// Current rate R.
-    rate: u64,
-    /// Committed reference rate Rc.
-    cur_rate: u64,
-    inc_stage: u32,
     /// EWMA of the normalised inflight, u.
     u: f64,
-    last_update_seq: u64,
+    /// Committed reference rate Rc.
+    cur_rate: u64,
+    line_rate: u64,
+    cfg: HpccConfig,
+    inc_stage: u32,
     hops: [IntHop; MAX_INT_HOPS],
     /// Per-hop (u, Rc, incStage) with `multi_rate` (the peer's `hopState`).
     per_hop: [(f64, u64, u32); MAX_INT_HOPS],
