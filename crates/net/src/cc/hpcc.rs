@@ -123,86 +123,122 @@ impl Hpcc {
             }
             return;
         }
+        if self.cfg.multi_rate {
+            self.update_per_hop(ack, fast_react);
+        } else {
+            self.update_path(ack, fast_react);
+        }
+        if !fast_react && ack.snd_nxt > self.last_update_seq {
+            self.last_update_seq = ack.snd_nxt;
+        }
+    }
+
+    /// Hop `h`'s normalised inflight, u_j, against the hop's previous
+    /// record `prev`, `tau` (> 0) ns earlier.
+    #[inline]
+    fn hop_utilisation(&self, h: &IntHop, prev: &IntHop, tau: u64) -> f64 {
+        let duration = tau as f64 * 1e-9;
+        let tx_rate = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 / duration;
+        let b = h.rate_bps as f64;
+        tx_rate / b + h.qlen.min(prev.qlen) as f64 * self.line_rate_f / b / self.w_f
+    }
+
+    /// R = Rc / (u/η) + W_AI, or Rc + W_AI while below η and stages last:
+    /// the new rate and incStage from (u, Rc, incStage).
+    #[inline]
+    fn step(&self, u: f64, rc: u64, stage: u32) -> (u64, u32) {
+        let c = u / self.cfg.eta;
+        let ai = self.cfg.rate_ai.bps();
+        let (r, s) = if c >= 1.0 || stage >= self.cfg.max_stage {
+            ((rc as f64 / c) as u64 + ai, 0)
+        } else {
+            (rc + ai, stage + 1)
+        };
+        (r.clamp(self.cfg.min_rate.bps(), self.line_rate), s)
+    }
+
+    /// One utilisation for the path, the most loaded hop's (the default).
+    /// Apart from the per-hop variant so that the common case keeps no
+    /// per-hop arrays.
+    fn update_path(&mut self, ack: &AckSample<'_>, fast_react: bool) {
         let t = self.t_ns;
         let mut big_u = 0.0f64;
         let mut dt = 0u64;
+        let mut updated_any = false;
+        for (i, h) in ack.int.iter().enumerate() {
+            if self.cfg.sample_feedback && h.qlen == 0 && fast_react {
+                continue;
+            }
+            let prev = &self.hops[i];
+            let tau = h.ts_ns.saturating_sub(prev.ts_ns);
+            if tau == 0 {
+                // Two samples in the same nanosecond: no rate to compute.
+                continue;
+            }
+            updated_any = true;
+            let u = self.hop_utilisation(h, prev, tau);
+            if u > big_u {
+                big_u = u;
+                dt = tau;
+            }
+            self.hops[i] = *h;
+        }
+        if updated_any {
+            let dt = dt.min(t);
+            self.u = (self.u * (t - dt) as f64 + big_u * dt as f64) / t as f64;
+            let (new_rate, new_stage) = self.step(self.u, self.cur_rate, self.inc_stage);
+            self.rate = new_rate;
+            if !fast_react {
+                self.cur_rate = new_rate;
+                self.inc_stage = new_stage;
+            }
+        }
+    }
+
+    /// A utilisation and reference rate per hop; the QP sends at the
+    /// smallest of the hops' rates (peer `MULTI_RATE`).
+    fn update_per_hop(&mut self, ack: &AckSample<'_>, fast_react: bool) {
+        let t = self.t_ns;
         let mut updated = [false; MAX_INT_HOPS];
         for (i, h) in ack.int.iter().enumerate() {
             if self.cfg.sample_feedback && h.qlen == 0 && fast_react {
                 continue;
             }
-            let prev = self.hops[i];
+            let prev = &self.hops[i];
             let tau = h.ts_ns.saturating_sub(prev.ts_ns);
             if tau == 0 {
                 // Two samples in the same nanosecond: no rate to compute.
                 continue;
             }
             updated[i] = true;
-            let duration = tau as f64 * 1e-9;
-            let tx_rate = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 / duration;
-            let b = h.rate_bps as f64;
-            let u = tx_rate / b + h.qlen.min(prev.qlen) as f64 * self.line_rate_f / b / self.w_f;
-            if self.cfg.multi_rate {
-                let tau = tau.min(t);
-                let hu = &mut self.per_hop[i].0;
-                *hu = (*hu * (t - tau) as f64 + u * tau as f64) / t as f64;
-            } else if u > big_u {
-                big_u = u;
-                dt = tau;
-            }
+            let u = self.hop_utilisation(h, prev, tau);
+            let tau = tau.min(t);
+            let hu = &mut self.per_hop[i].0;
+            *hu = (*hu * (t - tau) as f64 + u * tau as f64) / t as f64;
             self.hops[i] = *h;
         }
-        let updated_any = updated.iter().any(|&u| u);
-        let ai = self.cfg.rate_ai.bps();
-        let (lo, hi) = (self.cfg.min_rate.bps(), self.line_rate);
-        let eta = self.cfg.eta;
-        let max_stage = self.cfg.max_stage;
-        // R = Rc / (u/η) + W_AI, or Rc + W_AI while below η and stages last.
-        let step = |u: f64, rc: u64, stage: u32| -> (u64, u32) {
-            let c = u / eta;
-            let (r, s) = if c >= 1.0 || stage >= max_stage {
-                ((rc as f64 / c) as u64 + ai, 0)
-            } else {
-                (rc + ai, stage + 1)
-            };
-            (r.clamp(lo, hi), s)
-        };
-        let mut new_rate = self.cur_rate;
-        let mut new_stage = self.inc_stage;
-        let mut per_hop_new = [(0u64, 0u32); MAX_INT_HOPS];
-        if updated_any {
-            if self.cfg.multi_rate {
-                // Per hop: the smallest of the hops' rates (peer MULTI_RATE).
-                new_rate = hi;
-                for i in 0..ack.int.len() {
-                    let (hu, rc, stage) = self.per_hop[i];
-                    if updated[i] {
-                        per_hop_new[i] = step(hu, rc, stage);
-                        new_rate = new_rate.min(per_hop_new[i].0);
-                    } else {
-                        new_rate = new_rate.min(rc);
-                    }
-                }
-            } else {
-                let dt = dt.min(t);
-                self.u = (self.u * (t - dt) as f64 + big_u * dt as f64) / t as f64;
-                (new_rate, new_stage) = step(self.u, self.cur_rate, self.inc_stage);
-            }
-            self.rate = new_rate;
+        if !updated.iter().any(|&u| u) {
+            return;
         }
-        if !fast_react {
-            if updated_any {
-                self.cur_rate = new_rate;
-                self.inc_stage = new_stage;
-                for i in 0..ack.int.len() {
-                    if updated[i] && self.cfg.multi_rate {
-                        self.per_hop[i].1 = per_hop_new[i].0;
-                        self.per_hop[i].2 = per_hop_new[i].1;
-                    }
-                }
+        let mut new_rate = self.line_rate;
+        let mut per_hop_new = [(0u64, 0u32); MAX_INT_HOPS];
+        for i in 0..ack.int.len() {
+            let (hu, rc, stage) = self.per_hop[i];
+            if updated[i] {
+                per_hop_new[i] = self.step(hu, rc, stage);
+                new_rate = new_rate.min(per_hop_new[i].0);
+            } else {
+                new_rate = new_rate.min(rc);
             }
-            if ack.snd_nxt > self.last_update_seq {
-                self.last_update_seq = ack.snd_nxt;
+        }
+        self.rate = new_rate;
+        if !fast_react {
+            self.cur_rate = new_rate;
+            for i in 0..ack.int.len() {
+                if updated[i] {
+                    self.per_hop[i].1 = per_hop_new[i].0;
+                    self.per_hop[i].2 = per_hop_new[i].1;
+                }
             }
         }
     }
