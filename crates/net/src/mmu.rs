@@ -26,6 +26,22 @@ pub struct IngressState {
     pub below_xon: bool,
 }
 
+/// A frame that [`Mmu::admit_or_pass`] admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admitted {
+    /// Bytes held for its ingress's class with it ([`Mmu::ingress_bytes`]
+    /// after the admission).
+    pub held: u64,
+    /// Its ingress's state with it ([`Mmu::ingress_state`] after the
+    /// admission).
+    pub state: IngressState,
+    /// It fits in its class's reserve, with no headroom in use, and is not
+    /// counted yet: queued, it needs [`Mmu::count_in_reserve`]; sent at
+    /// once, nothing (its release then leaves the bytes as they are, with
+    /// the state above and the egress's bytes as they were before it).
+    pub in_reserve: bool,
+}
+
 /// What a frame's admission and release read and write of one (ingress
 /// port, class): its bytes, with copies of its port's settings, in 32
 /// bytes aligned to 32, so in one cache line (the port's settings in a
@@ -166,44 +182,84 @@ impl Mmu {
 
     /// A frame's admission at a switch in one call: [`Mmu::admit`] of
     /// `bytes` on `in_port` in `class`, then (if admitted)
-    /// [`Mmu::enqueue_egress`] at `out_port`, returning what
-    /// [`Mmu::ingress_bytes`] and [`Mmu::ingress_state`] of
-    /// (`in_port`, `class`) would return after it; `None` if dropped. One
-    /// lookup of the ingress's state instead of three.
+    /// [`Mmu::enqueue_egress`] at `out_port`, with what
+    /// [`Mmu::ingress_bytes`] and [`Mmu::ingress_state`] of (`in_port`,
+    /// `class`) would return after it; `None` if dropped. One lookup of
+    /// the ingress's state instead of three.
+    ///
+    /// A frame within its class's reserve (most frames) is not counted
+    /// yet ([`Admitted::in_reserve`]): the caller counts it with
+    /// [`Mmu::count_in_reserve`] if it queues the frame. A frame that
+    /// leaves at once is not counted at all: its release would take it out
+    /// again with nothing else changed, so only the peak occupancy, which
+    /// this counts at once, sees it (docs/performance.md, "Eighth pass").
     #[inline]
-    pub fn admit_to(
+    pub fn admit_or_pass(
+        &mut self,
+        in_port: usize,
+        out_port: usize,
+        class: usize,
+        bytes: u64,
+    ) -> Option<Admitted> {
+        let free = self.free_shared();
+        let reserve = self.reserve;
+        let c = &self.classes[in_port][class];
+        if !c.fixed && c.hdrm == 0 && c.ingress + bytes <= reserve {
+            // Within the class's reserve, no headroom in use. `admit_port`
+            // and `state_of` reduce to this (nothing counts against the
+            // shared pool, so `free` does not change, and the shared use is
+            // 0 before and after).
+            let thresh = free >> c.shift;
+            if bytes > c.headroom && bytes > thresh {
+                return None;
+            }
+            let held = c.ingress + bytes;
+            self.peak_bytes = self.peak_bytes.max(self.used + bytes);
+            return Some(Admitted {
+                held,
+                state: IngressState {
+                    over_xoff: thresh == 0,
+                    below_xon: true,
+                },
+                in_reserve: true,
+            });
+        }
+        let (held, state) = self.admit_to_slow(in_port, out_port, class, bytes)?;
+        Some(Admitted {
+            held,
+            state,
+            in_reserve: false,
+        })
+    }
+
+    /// Count a frame that [`Mmu::admit_or_pass`] admitted within its
+    /// class's reserve and that is queued (same arguments): its ingress
+    /// and egress bytes. (The peak occupancy counts it already.)
+    #[inline]
+    pub fn count_in_reserve(&mut self, in_port: usize, out_port: usize, class: usize, bytes: u64) {
+        self.classes[in_port][class].ingress += bytes;
+        self.used += bytes;
+        self.egress[out_port][class] += bytes;
+    }
+
+    /// [`Mmu::admit_or_pass`] and, for a frame within its reserve,
+    /// [`Mmu::count_in_reserve`]: the admission of a frame that is queued.
+    #[cfg(test)]
+    fn admit_to(
         &mut self,
         in_port: usize,
         out_port: usize,
         class: usize,
         bytes: u64,
     ) -> Option<(u64, IngressState)> {
-        let free = self.free_shared();
-        let reserve = self.reserve;
-        let c = &mut self.classes[in_port][class];
-        if !c.fixed && c.hdrm == 0 && c.ingress + bytes <= reserve {
-            // Most frames: within the class's reserve, no headroom in use.
-            // `admit_port` and `state_of` reduce to this (nothing counts
-            // against the shared pool, so `free` does not change, and the
-            // shared use is 0 before and after).
-            let thresh = free >> c.shift;
-            if bytes > c.headroom && bytes > thresh {
-                return None;
-            }
-            c.ingress += bytes;
-            let held = c.ingress;
-            self.count_admitted(bytes, 0);
-            self.egress[out_port][class] += bytes;
-            let state = IngressState {
-                over_xoff: thresh == 0,
-                below_xon: true,
-            };
-            return Some((held, state));
+        let a = self.admit_or_pass(in_port, out_port, class, bytes)?;
+        if a.in_reserve {
+            self.count_in_reserve(in_port, out_port, class, bytes);
         }
-        self.admit_to_slow(in_port, out_port, class, bytes)
+        Some((a.held, a.state))
     }
 
-    /// [`Mmu::admit_to`] past its short path, out of line: inlined, its
+    /// [`Mmu::admit_or_pass`] past its short path, out of line: inlined, its
     /// values kept the short path's registers busy (spilled to the stack
     /// on every frame).
     #[inline(never)]
@@ -483,9 +539,11 @@ mod tests {
 
     #[test]
     fn combined_calls_match_the_separate_ones() {
-        // The same frames through `admit_to` / `release_state` and through
-        // `admit`, `enqueue_egress`, `ingress_bytes`, `ingress_state`,
-        // `release`, `egress_bytes`: same answers, same accounting.
+        // The same frames through `admit_to` (`admit_or_pass` and
+        // `count_in_reserve`) / `release_state`, or `admit_or_pass` of a
+        // frame that leaves at once, and through `admit`, `enqueue_egress`,
+        // `ingress_bytes`, `ingress_state`, `release`, `egress_bytes`: same
+        // answers, same accounting.
         for reserve in [1000, 20_000] {
             combined_calls_match(reserve);
         }
@@ -517,7 +575,26 @@ mod tests {
                 1 + (x >> 44) as usize % 3,
             );
             let bytes = 64 + (x >> 50) % 1000;
-            if (x >> 33) % 5 < admit_in_5 {
+            if (x >> 33) % 5 < admit_in_5 && (x >> 30).is_multiple_of(4) {
+                // A frame that leaves at once: `admit_or_pass`, then the
+                // release only if it was counted.
+                let got = a.admit_or_pass(i, o, class, bytes).map(|adm| {
+                    let released = if adm.in_reserve {
+                        (a.egress_bytes(o, class), adm.state)
+                    } else {
+                        a.release_state(i, o, class, bytes)
+                    };
+                    (adm.held, adm.state, released)
+                });
+                let want = b.admit(i, class, bytes).then(|| {
+                    b.enqueue_egress(o, class, bytes);
+                    let admitted = (b.ingress_bytes(i, class), b.ingress_state(i, class));
+                    b.release(i, o, class, bytes);
+                    let released = (b.egress_bytes(o, class), b.ingress_state(i, class));
+                    (admitted.0, admitted.1, released)
+                });
+                assert_eq!(got, want);
+            } else if (x >> 33) % 5 < admit_in_5 {
                 let got = a.admit_to(i, o, class, bytes);
                 let want = b.admit(i, class, bytes).then(|| {
                     b.enqueue_egress(o, class, bytes);
