@@ -68,9 +68,14 @@ struct ClassState {
 pub struct Mmu {
     buffer: u64,
     reserve: u64,
+    /// [`Mmu::free_shared`], kept up to date by whatever changes the
+    /// headroom, reserve or shared use (the setters and the paths past the
+    /// short ones), so that a frame's admission reads one field, not four.
+    free: u64,
     resume_offset: u64,
-    total_headroom: u64,
-    total_reserve: u64,
+    /// Σ headroom + Σ reserve of the ports in the shared pool (one sum:
+    /// nothing needs them apart).
+    set_aside: u64,
     shared_used: u64,
     /// Per local port, per class: the ingress's bytes and settings.
     classes: Vec<[ClassState; N_CLASSES]>,
@@ -89,13 +94,13 @@ impl Mmu {
     pub fn new(cfg: &BufferConfig, headroom: Vec<u64>, shift: Vec<u8>) -> Mmu {
         let n = headroom.len();
         debug_assert_eq!(n, shift.len());
-        Mmu {
+        let mut mmu = Mmu {
             buffer: cfg.size,
             reserve: cfg.reserve,
+            free: 0,
             resume_offset: cfg.resume_offset,
-            total_headroom: headroom.iter().sum(),
             // The peer reserves per port (ConfigNPort), one class in use.
-            total_reserve: cfg.reserve * n as u64,
+            set_aside: headroom.iter().sum::<u64>() + cfg.reserve * n as u64,
             shared_used: 0,
             classes: headroom
                 .iter()
@@ -112,31 +117,34 @@ impl Mmu {
             fixed: vec![None; n],
             peak_bytes: 0,
             used: 0,
-        }
+        };
+        mmu.recount_free();
+        mmu
     }
 
     /// Give `port` a static buffer of `xoff` + `headroom` bytes outside the
     /// shared pool, pausing over `xoff` and resuming at or below `xon`.
     pub fn set_static(&mut self, port: usize, xoff: u64, xon: u64, headroom: u64) {
         if self.fixed[port].is_none() {
-            self.total_reserve -= self.reserve;
-            self.total_headroom -= self.classes[port][0].headroom;
+            self.set_aside -= self.reserve + self.classes[port][0].headroom;
         }
         self.fixed[port] = Some((xoff, xon.min(xoff)));
         for c in &mut self.classes[port] {
             c.headroom = headroom;
             c.fixed = true;
         }
+        self.recount_free();
     }
 
     /// Set the headroom of a port in the shared pool.
     pub fn set_headroom(&mut self, port: usize, headroom: u64) {
         if self.fixed[port].is_none() {
-            self.total_headroom = self.total_headroom - self.classes[port][0].headroom + headroom;
+            self.set_aside = self.set_aside - self.classes[port][0].headroom + headroom;
         }
         for c in &mut self.classes[port] {
             c.headroom = headroom;
         }
+        self.recount_free();
     }
 
     /// Set the dynamic-threshold shift of a port in the shared pool.
@@ -149,8 +157,16 @@ impl Mmu {
     /// Free shared bytes (buffer − Σ headroom − Σ reserve − shared used).
     #[inline]
     fn free_shared(&self) -> u64 {
-        self.buffer
-            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used)
+        self.free
+    }
+
+    /// Recompute `free` after a change of the headroom, reserve or shared
+    /// use.
+    #[inline]
+    fn recount_free(&mut self) {
+        self.free = self
+            .buffer
+            .saturating_sub(self.set_aside + self.shared_used);
     }
 
     /// Dynamic PFC threshold of `port` (peer `GetPfcThreshold`).
@@ -294,6 +310,7 @@ impl Mmu {
     #[inline]
     fn count_admitted(&mut self, bytes: u64, shared: u64) {
         self.shared_used += shared;
+        self.recount_free();
         self.used += bytes;
         self.peak_bytes = self.peak_bytes.max(self.used);
     }
@@ -333,14 +350,10 @@ impl Mmu {
             // short path of `admit_to`). Nothing leaves the shared pool, so
             // the free shared bytes stand, and the shared use is 0 after.
             c.ingress -= bytes;
-            // Computed here, not before the branch: PFC reads only
-            // `below_xon` after a release, and the compiler then drops this
-            // (it loaded the pool's four fields on every release before).
-            let free = self
-                .buffer
-                .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
+            // Read here, not before the branch: PFC reads only
+            // `below_xon` after a release, and the compiler then drops this.
             let state = IngressState {
-                over_xoff: free >> c.shift == 0,
+                over_xoff: self.free >> c.shift == 0,
                 below_xon: true,
             };
             return (egress, state);
@@ -353,12 +366,13 @@ impl Mmu {
         }
         c.hdrm -= from_hdrm;
         c.ingress -= bytes - from_hdrm;
-        let free = self
-            .buffer
-            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
+        self.recount_free();
         let fixed = self.fixed[in_port];
         let c = &self.classes[in_port][class];
-        (egress, state_of(c, fixed, free, reserve, resume_offset))
+        (
+            egress,
+            state_of(c, fixed, self.free, reserve, resume_offset),
+        )
     }
 
     /// Bytes queued for egress at `port` in `class` (ECN marks on this).
@@ -614,6 +628,9 @@ mod tests {
                 (a.used(), a.shared_used, a.peak_bytes),
                 (b.used(), b.shared_used, b.peak_bytes)
             );
+            for m in [&a, &b] {
+                assert_eq!(m.free, m.buffer.saturating_sub(m.set_aside + m.shared_used));
+            }
         }
     }
 }
