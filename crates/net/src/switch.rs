@@ -3,9 +3,20 @@
 
 use crate::fc::FlowControl;
 use crate::hash::{host_ip, murmur3_32};
-use crate::mmu::{IngressState, Mmu};
-use crate::sim::Simulation;
+use crate::mmu::IngressState;
+use crate::sim::{Simulation, Switch};
 use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
+
+/// What the MMU's release of a departing frame says
+/// ([`Simulation::switch_depart_with`]).
+struct Released {
+    /// Bytes left in the egress's class.
+    q: u64,
+    /// The ingress's state after the release.
+    state: IngressState,
+    /// The frame's ingress port.
+    in_port: u32,
+}
 
 impl Simulation {
     /// A frame arrives at switch port `in_port`. (By reference, as
@@ -97,7 +108,7 @@ impl Simulation {
                 op.rr_last = class as u8;
             }
             match in_reserve {
-                Some(state) => self.pass_and_transmit(out_port, class, pkt, state),
+                Some(state) => self.pass_and_transmit(out_port, class, pkt, in_port, state),
                 None => self.depart_and_transmit(out_port, class, pkt),
             }
             self.kick_pending();
@@ -183,20 +194,27 @@ impl Simulation {
     /// within its class's reserve and did not count
     /// ([`Mmu::admit_or_pass`]): its release changes nothing either, and
     /// leaves the ingress in `state`, the state after its admission.
+    /// (`in_port` is the frame's ingress, which the caller has at hand: the
+    /// switch is not looked up.)
     #[inline(never)]
     fn pass_and_transmit(
         &mut self,
         port: u32,
         class: usize,
         pkt: &mut Packet,
+        in_port: u32,
         state: IngressState,
     ) {
-        self.switch_depart_with(port, class, pkt, |mmu, _, out_local, class, _| {
+        self.switch_depart_with(port, class, pkt, |switches, sw_id, _, out_local, _| {
             // The egress has nothing queued (`backlog` is 0), and its MMU
             // bytes are those of its queued frames: none are left after
             // this one, so RED/ECN cannot mark it (and draws nothing).
-            debug_assert_eq!(mmu.egress_bytes(out_local, class), 0);
-            (0, state)
+            debug_assert_eq!(switches[sw_id].mmu.egress_bytes(out_local, class), 0);
+            Released {
+                q: 0,
+                state,
+                in_port,
+            }
         });
         self.transmit_inline(port, pkt);
     }
@@ -208,20 +226,32 @@ impl Simulation {
     /// `depart_and_transmit`), it cost 0.6% more instructions.
     #[inline(never)]
     fn switch_depart(&mut self, port: u32, class: usize, pkt: &mut Packet) {
-        self.switch_depart_with(port, class, pkt, Mmu::release_state);
+        self.switch_depart_with(
+            port,
+            class,
+            pkt,
+            |switches, sw_id, in_local, out_local, size| {
+                let sw = &mut switches[sw_id];
+                let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
+                Released {
+                    q,
+                    state,
+                    in_port: sw.first_port + in_local as u32,
+                }
+            },
+        );
     }
 
     /// [`Simulation::switch_depart`], with the MMU's release done by
-    /// `release` (given the MMU, the ingress's and egress's local ports,
-    /// the class and the bytes, it returns the bytes left in the egress's
-    /// class and the ingress's state after the release).
+    /// `release`, given the switches, the index of this one, the ingress's
+    /// and egress's local ports and the frame's bytes.
     #[inline(always)]
     fn switch_depart_with(
         &mut self,
         port: u32,
         class: usize,
         pkt: &mut Packet,
-        release: impl FnOnce(&mut Mmu, usize, usize, usize, u64) -> (u64, IngressState),
+        release: impl FnOnce(&mut [Switch], usize, usize, usize, u64) -> Released,
     ) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
@@ -243,13 +273,14 @@ impl Simulation {
             return;
         }
         p.fc.on_send(now, class, pkt.size);
-        let sw = &mut self.switches[sw_id];
         let in_local = pkt.ingress as usize;
-        // The bytes left in this class, and the ingress's state after.
-        let (q, state) = release(&mut sw.mmu, in_local, out_local, class, size);
-        // RED/ECN at dequeue on the bytes left in this class (peer ShouldSendCN).
-        if self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
-            let (kmin, kmax, pmax) = sw.ecn[out_local];
+        let Released { q, state, in_port } =
+            release(&mut self.switches, sw_id, in_local, out_local, size);
+        // RED/ECN at dequeue on the bytes left in this class (peer
+        // ShouldSendCN). With none left it marks nothing and draws nothing,
+        // so the thresholds are not read.
+        if q > 0 && self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
+            let (kmin, kmax, pmax) = self.switches[sw_id].ecn[out_local];
             let mark = if q > kmax {
                 true
             } else if q > kmin {
@@ -278,7 +309,6 @@ impl Simulation {
             }
         }
         // The ingress may now be below XON.
-        let in_port = sw.first_port + in_local as u32;
         if self.ports[in_port as usize].fc.after_release_emits(
             now,
             class,
