@@ -63,29 +63,32 @@ struct ClassState {
     fixed: bool,
 }
 
-/// One switch's buffer accounting.
+/// One switch's buffer accounting. (`repr(C)`: what a frame's admission
+/// reads first, so that with `Switch`'s first fields it fills two cache
+/// lines; see `Switch`.)
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Mmu {
-    buffer: u64,
+    /// Per local port, per class: the ingress's bytes and settings.
+    classes: Vec<[ClassState; N_CLASSES]>,
     reserve: u64,
     /// [`Mmu::free_shared`], kept up to date by whatever changes the
     /// headroom, reserve or shared use (the setters and the paths past the
     /// short ones), so that a frame's admission reads one field, not four.
     free: u64,
+    used: u64,
+    /// Highest total occupancy seen.
+    pub peak_bytes: u64,
+    /// Per local port, per class: bytes queued for egress.
+    egress: Vec<[u64; N_CLASSES]>,
+    buffer: u64,
     resume_offset: u64,
     /// Σ headroom + Σ reserve of the ports in the shared pool (one sum:
     /// nothing needs them apart).
     set_aside: u64,
     shared_used: u64,
-    /// Per local port, per class: the ingress's bytes and settings.
-    classes: Vec<[ClassState; N_CLASSES]>,
-    /// Per local port, per class: bytes queued for egress.
-    egress: Vec<[u64; N_CLASSES]>,
     /// Per local port: static (xoff, xon), or `None` in the shared pool.
     fixed: Vec<Option<(u64, u64)>>,
-    /// Highest total occupancy seen.
-    pub peak_bytes: u64,
-    used: u64,
 }
 
 impl Mmu {
