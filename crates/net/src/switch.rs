@@ -192,8 +192,9 @@ impl Simulation {
 
     /// [`Simulation::depart_and_transmit`] of a frame that the MMU admitted
     /// within its class's reserve and did not count
-    /// ([`Mmu::admit_or_pass`]): its release changes nothing either, and
-    /// leaves the ingress in `state`, the state after its admission.
+    /// ([`crate::mmu::Mmu::admit_or_pass`]): its release changes nothing
+    /// either, and leaves the ingress in `state`, the state after its
+    /// admission.
     /// (`in_port` is the frame's ingress, which the caller has at hand: the
     /// switch is not looked up.)
     #[inline(never)]
