@@ -26,6 +26,22 @@ pub struct IngressState {
     pub below_xon: bool,
 }
 
+/// A frame that [`Mmu::admit_or_pass`] admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admitted {
+    /// Bytes held for its ingress's class with it ([`Mmu::ingress_bytes`]
+    /// after the admission).
+    pub held: u64,
+    /// Its ingress's state with it ([`Mmu::ingress_state`] after the
+    /// admission).
+    pub state: IngressState,
+    /// It fits in its class's reserve, with no headroom in use, and is not
+    /// counted yet: queued, it needs [`Mmu::count_in_reserve`]; sent at
+    /// once, nothing (its release then leaves the bytes as they are, with
+    /// the state above and the egress's bytes as they were before it).
+    pub in_reserve: bool,
+}
+
 /// What a frame's admission and release read and write of one (ingress
 /// port, class): its bytes, with copies of its port's settings, in 32
 /// bytes aligned to 32, so in one cache line (the port's settings in a
@@ -47,24 +63,32 @@ struct ClassState {
     fixed: bool,
 }
 
-/// One switch's buffer accounting.
+/// One switch's buffer accounting. (`repr(C)`: what a frame's admission
+/// reads first, so that with `Switch`'s first fields it fills two cache
+/// lines; see `Switch`.)
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Mmu {
-    buffer: u64,
-    reserve: u64,
-    resume_offset: u64,
-    total_headroom: u64,
-    total_reserve: u64,
-    shared_used: u64,
     /// Per local port, per class: the ingress's bytes and settings.
     classes: Vec<[ClassState; N_CLASSES]>,
-    /// Per local port, per class: bytes queued for egress.
-    egress: Vec<[u64; N_CLASSES]>,
-    /// Per local port: static (xoff, xon), or `None` in the shared pool.
-    fixed: Vec<Option<(u64, u64)>>,
+    reserve: u64,
+    /// [`Mmu::free_shared`], kept up to date by whatever changes the
+    /// headroom, reserve or shared use (the setters and the paths past the
+    /// short ones), so that a frame's admission reads one field, not four.
+    free: u64,
+    used: u64,
     /// Highest total occupancy seen.
     pub peak_bytes: u64,
-    used: u64,
+    /// Per local port, per class: bytes queued for egress.
+    egress: Vec<[u64; N_CLASSES]>,
+    buffer: u64,
+    resume_offset: u64,
+    /// Σ headroom + Σ reserve of the ports in the shared pool (one sum:
+    /// nothing needs them apart).
+    set_aside: u64,
+    shared_used: u64,
+    /// Per local port: static (xoff, xon), or `None` in the shared pool.
+    fixed: Vec<Option<(u64, u64)>>,
 }
 
 impl Mmu {
@@ -73,13 +97,13 @@ impl Mmu {
     pub fn new(cfg: &BufferConfig, headroom: Vec<u64>, shift: Vec<u8>) -> Mmu {
         let n = headroom.len();
         debug_assert_eq!(n, shift.len());
-        Mmu {
+        let mut mmu = Mmu {
             buffer: cfg.size,
             reserve: cfg.reserve,
+            free: 0,
             resume_offset: cfg.resume_offset,
-            total_headroom: headroom.iter().sum(),
             // The peer reserves per port (ConfigNPort), one class in use.
-            total_reserve: cfg.reserve * n as u64,
+            set_aside: headroom.iter().sum::<u64>() + cfg.reserve * n as u64,
             shared_used: 0,
             classes: headroom
                 .iter()
@@ -96,31 +120,34 @@ impl Mmu {
             fixed: vec![None; n],
             peak_bytes: 0,
             used: 0,
-        }
+        };
+        mmu.recount_free();
+        mmu
     }
 
     /// Give `port` a static buffer of `xoff` + `headroom` bytes outside the
     /// shared pool, pausing over `xoff` and resuming at or below `xon`.
     pub fn set_static(&mut self, port: usize, xoff: u64, xon: u64, headroom: u64) {
         if self.fixed[port].is_none() {
-            self.total_reserve -= self.reserve;
-            self.total_headroom -= self.classes[port][0].headroom;
+            self.set_aside -= self.reserve + self.classes[port][0].headroom;
         }
         self.fixed[port] = Some((xoff, xon.min(xoff)));
         for c in &mut self.classes[port] {
             c.headroom = headroom;
             c.fixed = true;
         }
+        self.recount_free();
     }
 
     /// Set the headroom of a port in the shared pool.
     pub fn set_headroom(&mut self, port: usize, headroom: u64) {
         if self.fixed[port].is_none() {
-            self.total_headroom = self.total_headroom - self.classes[port][0].headroom + headroom;
+            self.set_aside = self.set_aside - self.classes[port][0].headroom + headroom;
         }
         for c in &mut self.classes[port] {
             c.headroom = headroom;
         }
+        self.recount_free();
     }
 
     /// Set the dynamic-threshold shift of a port in the shared pool.
@@ -133,8 +160,16 @@ impl Mmu {
     /// Free shared bytes (buffer − Σ headroom − Σ reserve − shared used).
     #[inline]
     fn free_shared(&self) -> u64 {
-        self.buffer
-            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used)
+        self.free
+    }
+
+    /// Recompute `free` after a change of the headroom, reserve or shared
+    /// use.
+    #[inline]
+    fn recount_free(&mut self) {
+        self.free = self
+            .buffer
+            .saturating_sub(self.set_aside + self.shared_used);
     }
 
     /// Dynamic PFC threshold of `port` (peer `GetPfcThreshold`).
@@ -166,44 +201,84 @@ impl Mmu {
 
     /// A frame's admission at a switch in one call: [`Mmu::admit`] of
     /// `bytes` on `in_port` in `class`, then (if admitted)
-    /// [`Mmu::enqueue_egress`] at `out_port`, returning what
-    /// [`Mmu::ingress_bytes`] and [`Mmu::ingress_state`] of
-    /// (`in_port`, `class`) would return after it; `None` if dropped. One
-    /// lookup of the ingress's state instead of three.
+    /// [`Mmu::enqueue_egress`] at `out_port`, with what
+    /// [`Mmu::ingress_bytes`] and [`Mmu::ingress_state`] of (`in_port`,
+    /// `class`) would return after it; `None` if dropped. One lookup of
+    /// the ingress's state instead of three.
+    ///
+    /// A frame within its class's reserve (most frames) is not counted
+    /// yet ([`Admitted::in_reserve`]): the caller counts it with
+    /// [`Mmu::count_in_reserve`] if it queues the frame. A frame that
+    /// leaves at once is not counted at all: its release would take it out
+    /// again with nothing else changed, so only the peak occupancy, which
+    /// this counts at once, sees it (docs/performance.md, "Eighth pass").
     #[inline]
-    pub fn admit_to(
+    pub fn admit_or_pass(
+        &mut self,
+        in_port: usize,
+        out_port: usize,
+        class: usize,
+        bytes: u64,
+    ) -> Option<Admitted> {
+        let free = self.free_shared();
+        let reserve = self.reserve;
+        let c = &self.classes[in_port][class];
+        if !c.fixed && c.hdrm == 0 && c.ingress + bytes <= reserve {
+            // Within the class's reserve, no headroom in use. `admit_port`
+            // and `state_of` reduce to this (nothing counts against the
+            // shared pool, so `free` does not change, and the shared use is
+            // 0 before and after).
+            let thresh = free >> c.shift;
+            if bytes > c.headroom && bytes > thresh {
+                return None;
+            }
+            let held = c.ingress + bytes;
+            self.peak_bytes = self.peak_bytes.max(self.used + bytes);
+            return Some(Admitted {
+                held,
+                state: IngressState {
+                    over_xoff: thresh == 0,
+                    below_xon: true,
+                },
+                in_reserve: true,
+            });
+        }
+        let (held, state) = self.admit_to_slow(in_port, out_port, class, bytes)?;
+        Some(Admitted {
+            held,
+            state,
+            in_reserve: false,
+        })
+    }
+
+    /// Count a frame that [`Mmu::admit_or_pass`] admitted within its
+    /// class's reserve and that is queued (same arguments): its ingress
+    /// and egress bytes. (The peak occupancy counts it already.)
+    #[inline]
+    pub fn count_in_reserve(&mut self, in_port: usize, out_port: usize, class: usize, bytes: u64) {
+        self.classes[in_port][class].ingress += bytes;
+        self.used += bytes;
+        self.egress[out_port][class] += bytes;
+    }
+
+    /// [`Mmu::admit_or_pass`] and, for a frame within its reserve,
+    /// [`Mmu::count_in_reserve`]: the admission of a frame that is queued.
+    #[cfg(test)]
+    fn admit_to(
         &mut self,
         in_port: usize,
         out_port: usize,
         class: usize,
         bytes: u64,
     ) -> Option<(u64, IngressState)> {
-        let free = self.free_shared();
-        let reserve = self.reserve;
-        let c = &mut self.classes[in_port][class];
-        if !c.fixed && c.hdrm == 0 && c.ingress + bytes <= reserve {
-            // Most frames: within the class's reserve, no headroom in use.
-            // `admit_port` and `state_of` reduce to this (nothing counts
-            // against the shared pool, so `free` does not change, and the
-            // shared use is 0 before and after).
-            let thresh = free >> c.shift;
-            if bytes > c.headroom && bytes > thresh {
-                return None;
-            }
-            c.ingress += bytes;
-            let held = c.ingress;
-            self.count_admitted(bytes, 0);
-            self.egress[out_port][class] += bytes;
-            let state = IngressState {
-                over_xoff: thresh == 0,
-                below_xon: true,
-            };
-            return Some((held, state));
+        let a = self.admit_or_pass(in_port, out_port, class, bytes)?;
+        if a.in_reserve {
+            self.count_in_reserve(in_port, out_port, class, bytes);
         }
-        self.admit_to_slow(in_port, out_port, class, bytes)
+        Some((a.held, a.state))
     }
 
-    /// [`Mmu::admit_to`] past its short path, out of line: inlined, its
+    /// [`Mmu::admit_or_pass`] past its short path, out of line: inlined, its
     /// values kept the short path's registers busy (spilled to the stack
     /// on every frame).
     #[inline(never)]
@@ -238,6 +313,7 @@ impl Mmu {
     #[inline]
     fn count_admitted(&mut self, bytes: u64, shared: u64) {
         self.shared_used += shared;
+        self.recount_free();
         self.used += bytes;
         self.peak_bytes = self.peak_bytes.max(self.used);
     }
@@ -277,14 +353,10 @@ impl Mmu {
             // short path of `admit_to`). Nothing leaves the shared pool, so
             // the free shared bytes stand, and the shared use is 0 after.
             c.ingress -= bytes;
-            // Computed here, not before the branch: PFC reads only
-            // `below_xon` after a release, and the compiler then drops this
-            // (it loaded the pool's four fields on every release before).
-            let free = self
-                .buffer
-                .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
+            // Read here, not before the branch: PFC reads only
+            // `below_xon` after a release, and the compiler then drops this.
             let state = IngressState {
-                over_xoff: free >> c.shift == 0,
+                over_xoff: self.free >> c.shift == 0,
                 below_xon: true,
             };
             return (egress, state);
@@ -297,12 +369,13 @@ impl Mmu {
         }
         c.hdrm -= from_hdrm;
         c.ingress -= bytes - from_hdrm;
-        let free = self
-            .buffer
-            .saturating_sub(self.total_headroom + self.total_reserve + self.shared_used);
+        self.recount_free();
         let fixed = self.fixed[in_port];
         let c = &self.classes[in_port][class];
-        (egress, state_of(c, fixed, free, reserve, resume_offset))
+        (
+            egress,
+            state_of(c, fixed, self.free, reserve, resume_offset),
+        )
     }
 
     /// Bytes queued for egress at `port` in `class` (ECN marks on this).
@@ -483,9 +556,11 @@ mod tests {
 
     #[test]
     fn combined_calls_match_the_separate_ones() {
-        // The same frames through `admit_to` / `release_state` and through
-        // `admit`, `enqueue_egress`, `ingress_bytes`, `ingress_state`,
-        // `release`, `egress_bytes`: same answers, same accounting.
+        // The same frames through `admit_to` (`admit_or_pass` and
+        // `count_in_reserve`) / `release_state`, or `admit_or_pass` of a
+        // frame that leaves at once, and through `admit`, `enqueue_egress`,
+        // `ingress_bytes`, `ingress_state`, `release`, `egress_bytes`: same
+        // answers, same accounting.
         for reserve in [1000, 20_000] {
             combined_calls_match(reserve);
         }
@@ -517,7 +592,26 @@ mod tests {
                 1 + (x >> 44) as usize % 3,
             );
             let bytes = 64 + (x >> 50) % 1000;
-            if (x >> 33) % 5 < admit_in_5 {
+            if (x >> 33) % 5 < admit_in_5 && (x >> 30).is_multiple_of(4) {
+                // A frame that leaves at once: `admit_or_pass`, then the
+                // release only if it was counted.
+                let got = a.admit_or_pass(i, o, class, bytes).map(|adm| {
+                    let released = if adm.in_reserve {
+                        (a.egress_bytes(o, class), adm.state)
+                    } else {
+                        a.release_state(i, o, class, bytes)
+                    };
+                    (adm.held, adm.state, released)
+                });
+                let want = b.admit(i, class, bytes).then(|| {
+                    b.enqueue_egress(o, class, bytes);
+                    let admitted = (b.ingress_bytes(i, class), b.ingress_state(i, class));
+                    b.release(i, o, class, bytes);
+                    let released = (b.egress_bytes(o, class), b.ingress_state(i, class));
+                    (admitted.0, admitted.1, released)
+                });
+                assert_eq!(got, want);
+            } else if (x >> 33) % 5 < admit_in_5 {
                 let got = a.admit_to(i, o, class, bytes);
                 let want = b.admit(i, class, bytes).then(|| {
                     b.enqueue_egress(o, class, bytes);
@@ -537,6 +631,9 @@ mod tests {
                 (a.used(), a.shared_used, a.peak_bytes),
                 (b.used(), b.shared_used, b.peak_bytes)
             );
+            for m in [&a, &b] {
+                assert_eq!(m.free, m.buffer.saturating_sub(m.set_aside + m.shared_used));
+            }
         }
     }
 }

@@ -49,6 +49,8 @@ const _: () = assert!(std::mem::size_of::<Event>() <= 16);
 // offset 8 of `AnyFc`) are in the port's first line.
 const _: () = assert!(std::mem::offset_of!(Port, fc) + 8 + 3 <= 64);
 const _: () = assert!(std::mem::offset_of!(Port, line2) == std::mem::offset_of!(Port, line1) + 64);
+const _: () =
+    assert!(std::mem::offset_of!(Switch, mmu) + std::mem::offset_of!(Mmu, peak_bytes) + 8 <= 128);
 
 /// A zero-sized field of [`Port`] that starts a new cache line.
 #[derive(Clone, Copy, Debug, Default)]
@@ -178,17 +180,23 @@ pub struct PortCounters {
     pub drops: [u64; N_CLASSES],
 }
 
+/// A switch. (`repr(C)`, aligned to a cache line: what every frame's hop
+/// reads, its first port, route rows and the MMU's first fields (`Mmu`
+/// is `repr(C)` too, up to `peak_bytes`), are in its first two lines;
+/// they were spread over three or four. docs/performance.md, "Eighth
+/// pass".)
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Switch {
     pub first_port: u32,
+    /// Per destination key (`DstRoute::key`, route.rs): where its next
+    /// hops are in `routes`.
+    pub route_rows: Vec<crate::route::RouteRow>,
     pub mmu: Mmu,
     /// ECN thresholds per local port: (kmin, kmax, pmax).
     pub ecn: Vec<(u64, u64, f64)>,
     /// Next-hop local ports, flat, in the rows of `route_rows`.
     pub routes: Vec<u16>,
-    /// Per destination key (`DstRoute::key`, route.rs): where its next
-    /// hops are in `routes`.
-    pub route_rows: Vec<crate::route::RouteRow>,
 }
 
 #[derive(Debug)]

@@ -3,8 +3,20 @@
 
 use crate::fc::FlowControl;
 use crate::hash::{host_ip, murmur3_32};
-use crate::sim::Simulation;
+use crate::mmu::IngressState;
+use crate::sim::{Simulation, Switch};
 use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
+
+/// What the MMU's release of a departing frame says
+/// ([`Simulation::switch_depart_with`]).
+struct Released {
+    /// Bytes left in the egress's class.
+    q: u64,
+    /// The ingress's state after the release.
+    state: IngressState,
+    /// The frame's ingress port.
+    in_port: u32,
+}
 
 impl Simulation {
     /// A frame arrives at switch port `in_port`. (By reference, as
@@ -50,18 +62,26 @@ impl Simulation {
         let class = pkt.class as usize;
         let in_local = pkt.ingress as usize;
         let size = u64::from(pkt.size);
+        // The ingress's state after an admission within the class's
+        // reserve, which the MMU has not counted yet (`Mmu::admit_or_pass`).
+        let mut in_reserve = None;
         if class != 0 {
-            let Some((held, state)) = sw.mmu.admit_to(in_local, out_local as usize, class, size)
+            let Some(admitted) = sw
+                .mmu
+                .admit_or_pass(in_local, out_local as usize, class, size)
             else {
                 ip.c.drops[class] += 1;
                 self.int_release(pkt.int);
                 return;
             };
-            ip.peak_ingress = ip.peak_ingress.max(held);
+            ip.peak_ingress = ip.peak_ingress.max(admitted.held);
+            if admitted.in_reserve {
+                in_reserve = Some(admitted.state);
+            }
             let now = self.now;
             if ip
                 .fc
-                .after_admit_emits(now, class, pkt.size, state, &mut self.outbox)
+                .after_admit_emits(now, class, pkt.size, admitted.state, &mut self.outbox)
             {
                 self.apply_fc_outbox(in_port);
             }
@@ -87,9 +107,17 @@ impl Simulation {
             if class != 0 {
                 op.rr_last = class as u8;
             }
-            self.depart_and_transmit(out_port, class, pkt);
+            match in_reserve {
+                Some(state) => self.pass_and_transmit(out_port, class, pkt, in_port, state),
+                None => self.depart_and_transmit(out_port, class, pkt),
+            }
             self.kick_pending();
             return;
+        }
+        if in_reserve.is_some() {
+            self.switches[sw_id]
+                .mmu
+                .count_in_reserve(in_local, out_local as usize, class, size);
         }
         let op = &mut self.ports[out_port as usize];
         if let Some(m) = self.qlen.as_mut() {
@@ -162,11 +190,70 @@ impl Simulation {
         self.transmit_inline(port, pkt);
     }
 
+    /// [`Simulation::depart_and_transmit`] of a frame that the MMU admitted
+    /// within its class's reserve and did not count
+    /// ([`crate::mmu::Mmu::admit_or_pass`]): its release changes nothing
+    /// either, and leaves the ingress in `state`, the state after its
+    /// admission.
+    /// (`in_port` is the frame's ingress, which the caller has at hand: the
+    /// switch is not looked up.)
+    #[inline(never)]
+    fn pass_and_transmit(
+        &mut self,
+        port: u32,
+        class: usize,
+        pkt: &mut Packet,
+        in_port: u32,
+        state: IngressState,
+    ) {
+        self.switch_depart_with(port, class, pkt, |switches, sw_id, _, out_local, _| {
+            // The egress has nothing queued (`backlog` is 0), and its MMU
+            // bytes are those of its queued frames: none are left after
+            // this one, so RED/ECN cannot mark it (and draws nothing).
+            debug_assert_eq!(switches[sw_id].mmu.egress_bytes(out_local, class), 0);
+            Released {
+                q: 0,
+                state,
+                in_port,
+            }
+        });
+        self.transmit_inline(port, pkt);
+    }
+
     /// `pkt` of `class` left the queues of switch port `port` (their bytes
     /// already count it out): PINT, flow control, MMU release, ECN, INT.
     /// (`pkt` by reference: by value it was copied in and out of each call.)
-    #[inline]
+    /// Out of line: inlined into its two callers (`switch_dequeue`'s and
+    /// `depart_and_transmit`), it cost 0.6% more instructions.
+    #[inline(never)]
     fn switch_depart(&mut self, port: u32, class: usize, pkt: &mut Packet) {
+        self.switch_depart_with(
+            port,
+            class,
+            pkt,
+            |switches, sw_id, in_local, out_local, size| {
+                let sw = &mut switches[sw_id];
+                let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
+                Released {
+                    q,
+                    state,
+                    in_port: sw.first_port + in_local as u32,
+                }
+            },
+        );
+    }
+
+    /// [`Simulation::switch_depart`], with the MMU's release done by
+    /// `release`, given the switches, the index of this one, the ingress's
+    /// and egress's local ports and the frame's bytes.
+    #[inline(always)]
+    fn switch_depart_with(
+        &mut self,
+        port: u32,
+        class: usize,
+        pkt: &mut Packet,
+        release: impl FnOnce(&mut [Switch], usize, usize, usize, u64) -> Released,
+    ) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let size = u64::from(pkt.size);
@@ -187,13 +274,14 @@ impl Simulation {
             return;
         }
         p.fc.on_send(now, class, pkt.size);
-        let sw = &mut self.switches[sw_id];
         let in_local = pkt.ingress as usize;
-        // The bytes left in this class, and the ingress's state after.
-        let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
-        // RED/ECN at dequeue on the bytes left in this class (peer ShouldSendCN).
-        if self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
-            let (kmin, kmax, pmax) = sw.ecn[out_local];
+        let Released { q, state, in_port } =
+            release(&mut self.switches, sw_id, in_local, out_local, size);
+        // RED/ECN at dequeue on the bytes left in this class (peer
+        // ShouldSendCN). With none left it marks nothing and draws nothing,
+        // so the thresholds are not read.
+        if q > 0 && self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
+            let (kmin, kmax, pmax) = self.switches[sw_id].ecn[out_local];
             let mark = if q > kmax {
                 true
             } else if q > kmin {
@@ -225,7 +313,6 @@ impl Simulation {
             }
         }
         // The ingress may now be below XON.
-        let in_port = sw.first_port + in_local as u32;
         if self.ports[in_port as usize].fc.after_release_emits(
             now,
             class,

@@ -106,7 +106,9 @@ impl Pfc {
         s: IngressState,
         out: &mut FcOutbox,
     ) -> bool {
-        let pause = self.sends && class != 0 && !bit(self.xoff_sent, class) && s.over_xoff;
+        // `over_xoff` first: it is false for nearly every frame, and a
+        // register here (the MMU's answer), so most frames test nothing else.
+        let pause = s.over_xoff && self.sends && class != 0 && !bit(self.xoff_sent, class);
         if pause {
             self.pause(now, class, out);
         }
