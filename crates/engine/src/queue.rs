@@ -90,7 +90,13 @@ impl<E> Ord for Far<E> {
 }
 
 /// A near event: a node of its bucket's list, or of the free list.
+///
+/// Aligned to 32 bytes (its size with a 12-byte event), so that no node
+/// straddles two cache lines: a pop reads the time and the event of a
+/// node that is usually out of the cache, and with the slab's 8-byte
+/// alignment half the nodes cost two misses.
 #[derive(Debug)]
+#[repr(align(32))]
 struct Node<E> {
     time: u64,
     /// Insertion sequence (ties pop in this order).
