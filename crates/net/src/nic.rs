@@ -83,6 +83,17 @@ impl Simulation {
         self.try_send(port);
     }
 
+    /// The NIC of host port `port`: its `owner`, unless the NIC's index
+    /// does not fit there (more than 65,534 hosts).
+    #[inline]
+    pub(crate) fn port_nic(&self, port: u32) -> u32 {
+        let p = &self.ports[port as usize];
+        match p.owner {
+            u16::MAX => self.node_nic[p.node as usize],
+            nic => u32::from(nic),
+        }
+    }
+
     fn sport_for(&mut self, id: usize) -> u16 {
         let key = (self.flows[id].src, self.flows[id].dst);
         let n = self.sport_next.entry(key).or_insert(10_000);
@@ -96,7 +107,7 @@ impl Simulation {
     /// pacing allows (peer `GetNextQindex`).
     pub(crate) fn nic_dequeue(&mut self, port: u32) -> Option<Packet> {
         let now = self.now;
-        let nic_id = self.node_nic[self.ports[port as usize].node as usize];
+        let nic_id = self.port_nic(port);
         let nic = &mut self.nics[nic_id as usize];
         let fc = &self.ports[port as usize].fc;
         if let Some(ack) = nic.acks.front() {
@@ -323,7 +334,7 @@ impl Simulation {
             dport: pkt.sport,
             sent_at: pkt.sent_at,
         };
-        let nic = self.node_nic[self.ports[port as usize].node as usize];
+        let nic = self.port_nic(port);
         self.nics[nic as usize].acks.push_back(ack);
         self.try_send(port);
     }

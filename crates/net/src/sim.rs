@@ -104,9 +104,12 @@ pub(crate) struct Port {
     pub held: bool,
     /// Its node is traced ([`Simulation::trace_tx`]): log what it sends.
     pub traced: bool,
-    /// Index of its switch in `Simulation::switches` (`u16::MAX` at a
-    /// host): a hop reads it here instead of through `node_switch`.
-    pub switch: u16,
+    /// At a switch port, the index of its switch in `Simulation::switches`;
+    /// at a host port, of its NIC in `Simulation::nics`, or `u16::MAX` if
+    /// that does not fit (see [`Simulation::port_nic`]). A hop and the
+    /// NIC's send path read it here, in the line they read anyway, instead
+    /// of through `node_switch` or `node_nic`.
+    pub owner: u16,
     /// Starts at byte 48: its tag and `Pfc`'s flags are in this line.
     pub fc: AnyFc,
     pub line1: CacheLine,
@@ -500,7 +503,7 @@ impl Simulation {
                     up: true,
                     held: false,
                     traced: false,
-                    switch: u16::MAX,
+                    owner: u16::MAX,
                     line1: CacheLine,
                     line2: CacheLine,
                     line3: CacheLine,
@@ -533,6 +536,7 @@ impl Simulation {
             let count = node_first_port[node + 1] - first;
             if topo.kinds[node] == NodeKind::Host {
                 node_nic[node] = nics.len() as u32;
+                ports[first as usize].owner = u16::try_from(nics.len()).unwrap_or(u16::MAX);
                 nics.push(Nic {
                     port: first,
                     line_rate: ports[first as usize].rate,
@@ -602,7 +606,7 @@ impl Simulation {
         for p in &mut ports {
             let s = node_switch[p.node as usize];
             if s != u32::MAX {
-                p.switch = s as u16;
+                p.owner = s as u16;
             }
         }
 
@@ -1015,8 +1019,7 @@ impl Simulation {
                 self.q.push(end, Event::TxDone { port });
             }
         } else {
-            let node = p.node;
-            if p.ctrl.is_empty() && self.nic_has_nothing(node) {
+            if p.ctrl.is_empty() && self.nic_has_nothing(self.port_nic(port)) {
                 let seq = self.q.reserve();
                 let p = &mut self.ports[port as usize];
                 p.unscheduled_end = end;
@@ -1052,11 +1055,11 @@ impl Simulation {
         });
     }
 
-    /// Whether the NIC of host `node` has nothing to send: no ACK queued
+    /// Whether NIC `nic` has nothing to send: no ACK queued
     /// and no active QP with bytes left to send or resend (then
     /// `nic_dequeue` returns nothing and arms no wake-up).
-    fn nic_has_nothing(&self, node: u32) -> bool {
-        let nic = &self.nics[self.node_nic[node as usize] as usize];
+    fn nic_has_nothing(&self, nic: u32) -> bool {
+        let nic = &self.nics[nic as usize];
         nic.acks.is_empty()
             && nic.active.iter().all(|&q| {
                 let qp = &self.qps[q as usize];

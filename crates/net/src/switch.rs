@@ -31,7 +31,7 @@ impl Simulation {
         // up once (each lookup is a bounds check and a multiplication).
         let ip = &mut self.ports[in_port as usize];
         let node = ip.node;
-        let sw_id = usize::from(ip.switch);
+        let sw_id = usize::from(ip.owner);
         let dst = &self.dst_route[pkt.dst as usize];
         let sw = &mut self.switches[sw_id];
         let out_local = if dst.attach_switch == sw_id as u32 {
@@ -258,7 +258,7 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         let size = u64::from(pkt.size);
         let out_local = p.local as usize;
-        let sw_id = usize::from(p.switch);
+        let sw_id = usize::from(p.owner);
         if let Some(base) = self.cfg.cc.pint_log_base() {
             // HPCC-PINT at dequeue (peer SwitchNotifyDequeue, mode 10).
             if pkt.kind == PacketKind::Data {
