@@ -143,6 +143,24 @@ impl Hpcc {
         tx_rate / b + h.qlen.min(prev.qlen) as f64 * self.line_rate_f / b / self.w_f
     }
 
+    /// Hop `i`'s new record `h` against the one kept from the last update:
+    /// the time between them and the hop's utilisation, or `None` if the
+    /// record does not count (SAMPLE_FEEDBACK's empty queue on a fast
+    /// reaction, or two samples in the same nanosecond: no rate to
+    /// compute).
+    #[inline]
+    fn sample(&self, i: usize, h: &IntHop, fast_react: bool) -> Option<(u64, f64)> {
+        if self.cfg.sample_feedback && h.qlen == 0 && fast_react {
+            return None;
+        }
+        let prev = &self.hops[i];
+        let tau = h.ts_ns.saturating_sub(prev.ts_ns);
+        if tau == 0 {
+            return None;
+        }
+        Some((tau, self.hop_utilisation(h, prev, tau)))
+    }
+
     /// R = Rc / (u/η) + W_AI, or Rc + W_AI while below η and stages last:
     /// the new rate and incStage from (u, Rc, incStage).
     #[inline]
@@ -166,17 +184,10 @@ impl Hpcc {
         let mut dt = 0u64;
         let mut updated_any = false;
         for (i, h) in ack.int.iter().enumerate() {
-            if self.cfg.sample_feedback && h.qlen == 0 && fast_react {
+            let Some((tau, u)) = self.sample(i, h, fast_react) else {
                 continue;
-            }
-            let prev = &self.hops[i];
-            let tau = h.ts_ns.saturating_sub(prev.ts_ns);
-            if tau == 0 {
-                // Two samples in the same nanosecond: no rate to compute.
-                continue;
-            }
+            };
             updated_any = true;
-            let u = self.hop_utilisation(h, prev, tau);
             if u > big_u {
                 big_u = u;
                 dt = tau;
@@ -201,17 +212,10 @@ impl Hpcc {
         let t = self.t_ns;
         let mut updated = [false; MAX_INT_HOPS];
         for (i, h) in ack.int.iter().enumerate() {
-            if self.cfg.sample_feedback && h.qlen == 0 && fast_react {
+            let Some((tau, u)) = self.sample(i, h, fast_react) else {
                 continue;
-            }
-            let prev = &self.hops[i];
-            let tau = h.ts_ns.saturating_sub(prev.ts_ns);
-            if tau == 0 {
-                // Two samples in the same nanosecond: no rate to compute.
-                continue;
-            }
+            };
             updated[i] = true;
-            let u = self.hop_utilisation(h, prev, tau);
             let tau = tau.min(t);
             let hu = &mut self.per_hop[i].0;
             *hu = (*hu * (t - tau) as f64 + u * tau as f64) / t as f64;
