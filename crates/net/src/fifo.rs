@@ -91,6 +91,19 @@ impl<T: Copy> Fifo<T> {
         }
     }
 
+    /// Ask the cache for the first line of the second oldest value (no
+    /// effect on the values). A link's delivery pops the oldest frame and
+    /// reads the next one's arrival time: its line is the one that misses.
+    #[inline(always)]
+    pub fn prefetch_second(&self) {
+        let mask = self.buf.capacity().wrapping_sub(1);
+        let base = self.buf.as_ptr();
+        crate::prefetch(
+            base.wrapping_add((self.head as usize + 1) & mask)
+                .cast::<u8>(),
+        );
+    }
+
     /// The values, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mask = self.buf.capacity().wrapping_sub(1);

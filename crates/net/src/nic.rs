@@ -341,6 +341,9 @@ impl Simulation {
 
     /// Sender side (peer `ReceiveAck`).
     fn receive_ack(&mut self, port: u32, pkt: &Packet) {
+        // The INT stack is read last, by the CC's update: ask for it now,
+        // while the QP's lines are fetched.
+        self.int_pool.prefetch(pkt.int);
         let now = self.now;
         let qp_id = pkt.flow;
         let qp = &mut self.qps[qp_id as usize];

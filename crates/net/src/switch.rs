@@ -29,6 +29,7 @@ impl Simulation {
         }
         // Held until the admission's flow-control hook: the port is looked
         // up once (each lookup is a bounds check and a multiplication).
+        let ports = self.ports.as_ptr();
         let ip = &mut self.ports[in_port as usize];
         let node = ip.node;
         let sw_id = usize::from(ip.owner);
@@ -59,6 +60,9 @@ impl Simulation {
             }
         };
         let out_port = sw.first_port + u32::from(out_local);
+        // The egress's lines that this hop reads, asked for together
+        // rather than one after the other as the code reaches them.
+        Simulation::prefetch_egress(ports, out_port);
         let class = pkt.class as usize;
         let in_local = pkt.ingress as usize;
         let size = u64::from(pkt.size);
