@@ -458,6 +458,7 @@ fn peer_config_runs_and_writes_the_peer_files() {
         assert_eq!(f[2], "0", "hosts receive the pauses: {l}");
         assert!(f[4] == "0" || f[4] == "1");
     }
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -472,6 +473,7 @@ fn peer_config_lists_unsupported_keys_in_one_warning() {
     for k in ["ENABLE_TRACE", "NO_SUCH_KEY"] {
         assert!(warnings[0].contains(k), "{err}");
     }
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -488,6 +490,7 @@ fn peer_config_bad_value_names_file_line_and_key() {
         "{err}"
     );
     assert!(!dir.join("out/fct.txt").exists());
+    fs::remove_dir_all(&dir).unwrap();
 
     let dir = workdir("hpcc-badflow");
     peer_files(&dir, "");
@@ -500,6 +503,7 @@ fn peer_config_bad_value_names_file_line_and_key() {
         text(&out.stderr)
     );
     assert!(!dir.join("out/fct.txt").exists());
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -528,4 +532,5 @@ fn peer_config_writes_the_queue_length_monitor_file() {
     // The incast queued at the receiver's port (if_index 1) early on.
     let receiver: Vec<u64> = lines[0].split(' ').map(|x| x.parse().unwrap()).collect();
     assert!(receiver.len() > 3, "{}", lines[0]);
+    fs::remove_dir_all(&dir).unwrap();
 }
