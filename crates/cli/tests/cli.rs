@@ -504,6 +504,20 @@ fn peer_config_bad_value_names_file_line_and_key() {
     );
     assert!(!dir.join("out/fct.txt").exists());
     fs::remove_dir_all(&dir).unwrap();
+
+    // A class beyond the switches' eight queues.
+    let dir = workdir("hpcc-badclass");
+    peer_files(&dir, "");
+    fs::write(dir.join("flows.txt"), "1\n0 3 9 100 1000 2.0\n").unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("flows.txt:2: pg: priority class 9 does not exist"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.join("out/fct.txt").exists());
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

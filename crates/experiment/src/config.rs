@@ -1668,19 +1668,8 @@ fn build_generator(
                         ),
                     )));
                 }
-                if usize::from(f.pg) >= net::wire::N_CLASSES {
-                    return Err(ExperimentError::Input(InputError::at(
-                        name.as_str(),
-                        lines.get(i).copied(),
-                        "pg",
-                        format!(
-                            "priority class {} does not exist (classes are 0 to {})",
-                            f.pg,
-                            net::wire::N_CLASSES - 1
-                        ),
-                    )));
-                }
             }
+            workload::validate_classes(&flows, &lines, &name, net::wire::N_CLASSES)?;
             Ok(flows)
         }
     }

@@ -411,14 +411,17 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     let topo = topo::load_peer_topology(&topo_path).map_err(ExperimentError::Input)?;
     let (flows, flow_lines) =
         workload::load_peer_flows_with_lines(&flow_path).map_err(ExperimentError::Input)?;
+    let flow_name = flow_path.display().to_string();
     workload::validate_endpoints(
         &flows,
         &flow_lines,
-        &flow_path.display().to_string(),
+        &flow_name,
         topo.kinds.len() as u32,
         &|n| topo.is_host(n),
     )
     .map_err(ExperimentError::Input)?;
+    workload::validate_classes(&flows, &flow_lines, &flow_name, net::wire::N_CLASSES)
+        .map_err(ExperimentError::Input)?;
 
     if let Some((t_us, a, b, line)) = link_down {
         let linked = topo

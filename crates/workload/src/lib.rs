@@ -13,7 +13,7 @@ pub use generate::{
 };
 pub use peer::{
     load_peer_flows, load_peer_flows_with_lines, parse_peer_flows, parse_peer_flows_with_lines,
-    validate_endpoints, write_peer_flows,
+    validate_classes, validate_endpoints, write_peer_flows,
 };
 
 use engine::Time;

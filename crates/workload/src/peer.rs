@@ -234,6 +234,30 @@ pub fn validate_endpoints(
     Ok(())
 }
 
+/// Check that every flow's priority class `pg` is one of the network's
+/// `n_classes` classes (0 to `n_classes - 1`); `lines[i]` is flow `i`'s
+/// line in `file`, as for [`validate_endpoints`].
+pub fn validate_classes(
+    flows: &[FlowSpec],
+    lines: &[usize],
+    file: &str,
+    n_classes: usize,
+) -> Result<(), InputError> {
+    match flows.iter().position(|f| usize::from(f.pg) >= n_classes) {
+        None => Ok(()),
+        Some(i) => Err(InputError::at(
+            file,
+            lines.get(i).copied(),
+            "pg",
+            format!(
+                "priority class {} does not exist (classes are 0 to {})",
+                flows[i].pg,
+                n_classes - 1
+            ),
+        )),
+    }
+}
+
 /// Write flows in the peer's format. Start times are seconds with 9
 /// decimals (whole nanoseconds, the peer's resolution), or 12 decimals for
 /// a time that is not a whole nanosecond, so parsing the text gives the
@@ -449,6 +473,18 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "gen: dst: node 1 does not exist (the topology has 1 nodes, 0-0)"
+        );
+    }
+
+    #[test]
+    fn classes_are_checked() {
+        let text = "2\n0 1 7 100 10 1.0\n0 1 9 100 10 1.0\n";
+        let (flows, lines) = parse_peer_flows_with_lines(text, "flows.txt").unwrap();
+        assert!(validate_classes(&flows[..1], &lines, "flows.txt", 8).is_ok());
+        let e = validate_classes(&flows, &lines, "flows.txt", 8).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "flows.txt:3: pg: priority class 9 does not exist (classes are 0 to 7)"
         );
     }
 }
