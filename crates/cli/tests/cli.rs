@@ -264,6 +264,18 @@ fn bad_irn_keys() {
     );
 }
 
+#[test]
+fn a_delay_beyond_the_clock_is_an_input_error() {
+    let cfg = SMALL.replace("delay = \"1us\"", "delay = \"1e9s\"");
+    let line = line_of(&cfg, "delay");
+    expect_input_error(
+        "huge-delay",
+        &cfg,
+        &[],
+        ("cfg.toml", line, "topology.delay"),
+    );
+}
+
 /// IRN on a lossy star: every flow finishes, bytes are resent, the summary
 /// says so, and the same seed gives the same flows.csv.
 #[test]
@@ -517,6 +529,43 @@ fn peer_config_bad_value_names_file_line_and_key() {
         text(&out.stderr)
     );
     assert!(!dir.join("out/fct.txt").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn peer_config_times_beyond_the_clock_are_input_errors() {
+    // Each would overflow the picosecond clock (a run that hung or went
+    // back in time); each is one line naming the key, and exit code 2.
+    let dir = workdir("hpcc-big");
+    for (line, key) in [
+        ("RP_TIMER 18446744073709551615", "RP_TIMER"),
+        ("SIMULATOR_STOP_TIME 1e10", "SIMULATOR_STOP_TIME"),
+        ("QLEN_MON_START 1e30", "QLEN_MON_START"),
+        ("LINK_DOWN 18446744073709 0 4", "LINK_DOWN"),
+    ] {
+        peer_files(&dir, &format!("{line}\n"));
+        let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{line}: {err}");
+        let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+        let no = cfg.lines().position(|l| l == line).unwrap() + 1;
+        assert!(
+            err.starts_with(&format!("rdmasim: config.txt:{no}: {key}: "))
+                && err.contains("1000000s"),
+            "{line}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // A flow that starts beyond it, in the flow file.
+    peer_files(&dir, "");
+    fs::write(dir.join("flows.txt"), "1\n0 3 3 100 1000 1e7\n").unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("flows.txt:2: start: start time '1e7' is too large"),
+        "{}",
+        text(&out.stderr)
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 

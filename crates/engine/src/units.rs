@@ -10,6 +10,23 @@ use std::fmt;
 /// Propagation delay of light in fibre, 5 µs per km (DESIGN §3; all specs).
 pub const FIBRE_PS_PER_KM: u64 = 5_000_000;
 
+/// The longest time or duration an input may give: 10^6 s (about 11.6
+/// days), 10^18 ps. The clock counts picoseconds in a `u64` (up to about
+/// 1.8 × 10^19, 213 days); the margin keeps the sum of a few input times
+/// (a start, a delay, a timer period) from overflowing it.
+pub const MAX_INPUT_PS: u64 = 1_000_000_000_000_000_000;
+
+/// `v` units of `ps_per_unit` picoseconds each, rounded to a whole
+/// picosecond; `None` if that is above [`MAX_INPUT_PS`]. (`v` is not
+/// negative: the callers say so in their own words first.)
+pub fn input_ps(v: f64, ps_per_unit: f64) -> Option<u64> {
+    let ps = (v * ps_per_unit).round();
+    (ps <= MAX_INPUT_PS as f64).then_some(ps as u64)
+}
+
+/// What an error says of a time above [`MAX_INPUT_PS`].
+pub const MAX_INPUT_TIME: &str = "1000000s (about 11.6 days)";
+
 /// A data rate in bits per second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rate(pub u64);
@@ -137,7 +154,9 @@ pub fn parse_time(s: &str) -> Result<Delta, String> {
     if v < 0.0 {
         return Err(format!("duration '{s}' must not be negative"));
     }
-    Ok(Delta((v * mult).round() as u64))
+    input_ps(v, mult)
+        .map(Delta)
+        .ok_or_else(|| format!("duration '{s}' is too long: at most {MAX_INPUT_TIME}"))
 }
 
 /// Parse a size in bytes: `32MiB`, `4KiB`, `1500B`, `9.72MB`, or a bare number
@@ -176,7 +195,11 @@ pub fn parse_delay_or_length(s: &str) -> Result<Delta, String> {
     if km < 0.0 {
         return Err(format!("length '{s}' must not be negative"));
     }
-    Ok(Delta((km * FIBRE_PS_PER_KM as f64).round() as u64))
+    input_ps(km, FIBRE_PS_PER_KM as f64)
+        .map(Delta)
+        .ok_or_else(|| {
+            format!("length '{s}' is too long: its delay must be at most {MAX_INPUT_TIME}")
+        })
 }
 
 #[cfg(test)]
@@ -235,6 +258,15 @@ mod tests {
         assert!(parse_time("5").is_err());
         assert_eq!(parse_delay_or_length("80km").unwrap(), Delta::from_us(400));
         assert_eq!(parse_delay_or_length("2us").unwrap(), Delta::from_us(2));
+        // Beyond what the clock can add up safely: an error, not a wrap.
+        assert_eq!(
+            parse_time("1000000s").unwrap(),
+            Delta(MAX_INPUT_PS),
+            "the limit itself is allowed"
+        );
+        let e = parse_time("1e9s").unwrap_err();
+        assert!(e.contains("too long") && e.contains("1000000s"), "{e}");
+        assert!(parse_delay_or_length("1e12km").is_err());
     }
 
     #[test]

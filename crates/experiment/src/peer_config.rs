@@ -7,7 +7,7 @@
 //! peer itself reads but does not use in the chosen mode are accepted.
 
 use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
-use engine::units::parse_rate;
+use engine::units::{input_ps, parse_rate, MAX_INPUT_PS, MAX_INPUT_TIME};
 use engine::{Delta, InputError, Rate, Time};
 use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, TimelyConfig};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
@@ -98,7 +98,19 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
         if v <= 0.0 {
             return Err(err(l, "must be greater than zero (microseconds)".into()));
         }
-        Ok(Delta((v * 1e6).round() as u64))
+        input_ps(v, 1e6).map(Delta).ok_or_else(|| {
+            err(
+                l,
+                format!("must be at most 1e12 microseconds ({MAX_INPUT_TIME})"),
+            )
+        })
+    };
+    // QLEN_MON_START / QLEN_MON_END: nanoseconds (negative counts as 0).
+    let qlen_ns = |l: &Line| -> Result<Time, ExperimentError> {
+        let v = num(l)?.max(0.0);
+        input_ps(v, 1e3)
+            .map(Time)
+            .ok_or_else(|| err(l, format!("must be at most 1e15 ns ({MAX_INPUT_TIME})")))
     };
     // A rate map: `n rate_bps value ...`.
     let map = |l: &Line| -> Result<Vec<(Rate, f64)>, ExperimentError> {
@@ -181,7 +193,9 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 if s <= 0.0 {
                     return Err(err(l, "must be a positive time in seconds".into()));
                 }
-                stop = Some(Time((s * 1e12).round() as u64));
+                let ps = input_ps(s, 1e12)
+                    .ok_or_else(|| err(l, format!("must be at most {MAX_INPUT_TIME}")))?;
+                stop = Some(Time(ps));
             }
             "CC_MODE" => {
                 let m = one(l)?;
@@ -291,7 +305,16 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                     ));
                 }
                 if v.iter().any(|&x| x != 0) {
-                    link_down = Some((v[0], v[1] as u32, v[2] as u32, l.no));
+                    if v[0] > MAX_INPUT_PS / 1_000_000 {
+                        return Err(err(
+                            l,
+                            format!("t_us {} is too large: at most 1e12 microseconds ({MAX_INPUT_TIME})", v[0]),
+                        ));
+                    }
+                    let node = |x: u64| {
+                        u32::try_from(x).map_err(|_| err(l, format!("node {x} is not a node id")))
+                    };
+                    link_down = Some((v[0], node(v[1])?, node(v[2])?, l.no));
                 }
             }
             "ENABLE_TRACE" => {
@@ -313,8 +336,8 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 net.buffer.size = (mb * 1024.0 * 1024.0) as u64;
             }
             "QLEN_MON_FILE" => qlen_file = Some(PathBuf::from(one(l)?)),
-            "QLEN_MON_START" => qlen.0 = Some(num(l)?),
-            "QLEN_MON_END" => qlen.1 = Some(num(l)?),
+            "QLEN_MON_START" => qlen.0 = Some(qlen_ns(l)?),
+            "QLEN_MON_END" => qlen.1 = Some(qlen_ns(l)?),
             k if INERT_KEYS.contains(&k) => {}
             k => unknown.push(format!("{k} (line {})", l.no)),
         }
@@ -328,11 +351,11 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     // The monitor samples every 100 ns from QLEN_MON_START while before
     // QLEN_MON_END (ns), dumping every 100 ms (third.cc, §4).
     if qlen_file.is_some() {
-        let start = qlen.0.unwrap_or(2e9).max(0.0);
-        let end = qlen.1.unwrap_or(start).max(0.0);
+        let start = qlen.0.unwrap_or(Time::from_ns(2_000_000_000));
+        let end = qlen.1.unwrap_or(start);
         net.qlen_monitor = Some(net::qlen::QlenMonitorConfig {
-            start: Time((start * 1000.0).round() as u64),
-            end: Time((end * 1000.0).round() as u64),
+            start,
+            end,
             interval: Delta::from_ns(100),
             dump_every: Delta::from_ms(100),
         });
@@ -436,6 +459,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 format!("nodes {a} and {b} share no link in {}", topo_path.display()),
             )));
         }
+        // `t_us` is at most 10^12 (checked where it was read).
         net.link_down
             .push((Time(2_000_000_000_000 + t_us * 1_000_000), a, b));
     }

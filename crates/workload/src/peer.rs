@@ -147,15 +147,26 @@ fn parse_int<T: std::str::FromStr>(tok: &str, what: &str) -> Result<T, String> {
 /// rounded to the nanosecond.
 fn parse_start_seconds(tok: &str) -> Result<Time, String> {
     let bad = || format!("'{tok}' is not a start time in seconds (e.g. 2.000000962)");
+    let too_big = || {
+        format!(
+            "start time '{tok}' is too large: at most {}",
+            engine::units::MAX_INPUT_TIME
+        )
+    };
     if tok.starts_with('-') {
         return Err(format!("start time '{tok}' must not be negative"));
     }
     if tok.contains(['e', 'E']) {
         let v: f64 = tok.parse().map_err(|_| bad())?;
-        if !v.is_finite() || v < 0.0 || v * 1e9 >= u64::MAX as f64 / 1e3 {
+        if !v.is_finite() || v < 0.0 {
             return Err(bad());
         }
-        return Ok(Time::from_ns((v * 1e9).round() as u64));
+        // Whole nanoseconds, as the peer reads it.
+        let ns = (v * 1e9).round();
+        if ns * 1e3 > engine::units::MAX_INPUT_PS as f64 {
+            return Err(too_big());
+        }
+        return Ok(Time::from_ns(ns as u64));
     }
     let (int, frac) = tok.split_once('.').unwrap_or((tok, ""));
     if (int.is_empty() && frac.is_empty())
@@ -170,7 +181,6 @@ fn parse_start_seconds(tok: &str) -> Result<Time, String> {
             "start time '{tok}' has more than 12 decimals (picosecond resolution)"
         ));
     }
-    let too_big = || format!("start time '{tok}' is too large");
     let secs: u64 = if int.is_empty() {
         0
     } else {
@@ -184,6 +194,7 @@ fn parse_start_seconds(tok: &str) -> Result<Time, String> {
     frac_ps *= 10u64.pow(12 - kept.len() as u32);
     secs.checked_mul(1_000_000_000_000)
         .and_then(|p| p.checked_add(frac_ps))
+        .filter(|&p| p <= engine::units::MAX_INPUT_PS)
         .map(Time)
         .ok_or_else(too_big)
 }
@@ -323,6 +334,14 @@ mod tests {
         assert_eq!(t("1234.567890123"), Time(1_234_567_890_123_000));
         for bad in ["", ".", "-1", "1.2.3", "abc", "1.0000000000001", "1,5"] {
             assert!(parse_start_seconds(bad).is_err(), "{bad}");
+        }
+        // Up to 10^6 s, so that a start plus the run's delays and timers
+        // stays on the clock (engine::units::MAX_INPUT_PS).
+        assert_eq!(t("1000000"), Time(engine::units::MAX_INPUT_PS));
+        assert_eq!(t("1e6"), Time(engine::units::MAX_INPUT_PS));
+        for big in ["1000000.000000000001", "1e7", "18446744"] {
+            let e = parse_start_seconds(big).unwrap_err();
+            assert!(e.contains("too large"), "{big}: {e}");
         }
     }
 
