@@ -1869,6 +1869,14 @@ fn build_cc(cx: &Ctx<'_>, c: &CcSection) -> R<CcConfig> {
             if let Some(v) = &s.cwnd_max {
                 w.cwnd_max = Some(cx.positive_bytes(&p("cwnd_max"), v)?);
             }
+            if let (Some(lo), Some(hi)) = (w.cwnd_min, w.cwnd_max) {
+                if lo > hi {
+                    return Err(cx.err(
+                        &p("cwnd_min"),
+                        format!("cwnd_min ({lo} B) is above cwnd_max ({hi} B)"),
+                    ));
+                }
+            }
             Ok(CcConfig::Swift(w))
         }
     }
@@ -2544,6 +2552,13 @@ dport = 300
         );
         let e = err_of(&SMALL.replace("name = \"small\"", "name = \"small"));
         assert!(e.starts_with("t.toml:3: run.name: invalid TOML"), "{e}");
+        let e = err_of(&format!(
+            "{SMALL}[cc]\nkind = \"swift\"\n[cc.swift]\ncwnd_min = \"20KB\"\ncwnd_max = \"10KB\"\n"
+        ));
+        assert!(
+            e.starts_with("t.toml:17: cc.swift.cwnd_min: cwnd_min (20000 B) is above cwnd_max"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -172,7 +172,10 @@ impl Hpcc {
         } else {
             (rc + ai, stage + 1)
         };
-        (r.clamp(self.cfg.min_rate.bps(), self.line_rate), s)
+        (
+            floor_then_ceiling(r, self.cfg.min_rate.bps(), self.line_rate),
+            s,
+        )
     }
 
     /// One utilisation for the path, the most loaded hop's (the default).
@@ -263,6 +266,14 @@ impl CongestionControl for Hpcc {
     }
 }
 
+/// `rate` raised to MIN_RATE, then lowered to the line rate (§2.3: "MIN_RATE
+/// as floor, line rate as ceiling"). The same as `clamp` when MIN_RATE is
+/// below the line rate; above it (a slow NIC with the default MIN_RATE),
+/// the line rate wins, where `clamp` would panic.
+pub(crate) fn floor_then_ceiling(rate: u64, min_rate: u64, line_rate: u64) -> u64 {
+    rate.max(min_rate).min(line_rate)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +340,26 @@ mod tests {
         );
         // Half utilised: u = 0.5, R = Rc/(0.5/0.95) + AI, capped at line rate.
         assert_eq!(h.rate(), Rate::gbps(100));
+    }
+
+    #[test]
+    fn a_min_rate_above_the_line_rate_gives_the_line_rate() {
+        // A 50 Mb/s NIC with the default MIN_RATE of 100 Mb/s.
+        let env = CcEnv {
+            line_rate: Rate::mbps(50),
+            bdp: 62,
+            ..env()
+        };
+        let mut h = Hpcc::new(HpccConfig::default(), &env);
+        let mut t = TimerRequests::default();
+        let full = |ts, tx| [hop(ts, tx, 1_000_000)];
+        h.on_ack(Time::ZERO, &ack(1000, 10_000, &full(0, 0)), &mut t);
+        h.on_ack(Time::ZERO, &ack(20_000, 30_000, &full(10_000, 62)), &mut t);
+        assert!(h.utilisation() > 1.0, "a congested hop: the rate is cut");
+        assert_eq!(h.rate(), Rate::mbps(50));
+        assert_eq!(floor_then_ceiling(7, 10, 100), 10);
+        assert_eq!(floor_then_ceiling(700, 10, 100), 100);
+        assert_eq!(floor_then_ceiling(7, 200, 100), 100);
     }
 
     #[test]

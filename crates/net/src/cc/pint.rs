@@ -145,7 +145,8 @@ impl Pint {
         } else {
             (self.cur_rate + ai, self.inc_stage + 1)
         };
-        self.rate = new_rate.clamp(self.cfg.min_rate.bps(), self.line_rate);
+        self.rate =
+            super::hpcc::floor_then_ceiling(new_rate, self.cfg.min_rate.bps(), self.line_rate);
         if !fast_react {
             self.cur_rate = self.rate;
             self.inc_stage = new_stage;

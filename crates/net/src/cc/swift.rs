@@ -69,9 +69,13 @@ impl Swift {
         let mtu = f64::from(env.mtu.max(1));
         let bdp = env.line_rate.bytes_in(cfg.target) as f64;
         let cwnd_max = cfg.cwnd_max.map_or(bdp.max(mtu), |w| w as f64);
+        // The config rejects a cwnd_min above a cwnd_max it gives; above
+        // the default cwnd_max (this NIC's line rate × target), the ceiling
+        // wins, as for the rate bounds of HPCC.
+        let cwnd_min = cfg.cwnd_min.map_or(mtu, |w| w as f64).min(cwnd_max);
         Swift {
             ai: cfg.ai.map_or(mtu, |a| a as f64),
-            cwnd_min: cfg.cwnd_min.map_or(mtu, |w| w as f64),
+            cwnd_min,
             cwnd: cwnd_max,
             cwnd_max,
             line_rate: env.line_rate,
@@ -176,5 +180,27 @@ mod tests {
         assert!((s.cwnd() - (w + 1000.0)).abs() < 1e-6);
         s.on_nack(Time::ZERO, &mut t);
         assert_eq!(s.window(), Some(1000));
+    }
+
+    #[test]
+    fn a_cwnd_min_above_the_default_cwnd_max_acts_as_cwnd_max() {
+        let env = CcEnv {
+            line_rate: Rate::gbps(100),
+            base_rtt: Delta::from_us(10),
+            bdp: 125_000,
+            mtu: 1000,
+            rng_seed: 0,
+        };
+        // The default cwnd_max is 100 Gb/s × 50 µs = 625 kB.
+        let cfg = SwiftConfig {
+            cwnd_min: Some(700_000),
+            ..SwiftConfig::default()
+        };
+        let mut s = Swift::new(cfg, &env);
+        let mut t = TimerRequests::default();
+        s.on_ack(Time::from_ns(1000), &ack(100, 1000), &mut t);
+        assert_eq!(s.cwnd(), 625_000.0);
+        s.on_nack(Time::ZERO, &mut t);
+        assert_eq!(s.window(), Some(625_000));
     }
 }
