@@ -491,17 +491,20 @@ fn peer_config_lists_unsupported_keys_in_one_warning() {
 #[test]
 fn peer_config_bad_value_names_file_line_and_key() {
     let dir = workdir("hpcc-bad");
-    peer_files(&dir, "RATE_AI fast\n");
-    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
-    let line = cfg.lines().position(|l| l == "RATE_AI fast").unwrap() + 1;
-    assert!(
-        err.contains(&format!("config.txt:{line}: RATE_AI:")),
-        "{err}"
-    );
-    assert!(!dir.join("out/fct.txt").exists());
+    // A map count so large that `1 + 2 * n` would wrap.
+    for (bad, key) in [
+        ("RATE_AI fast", "RATE_AI"),
+        ("KMAX_MAP 9223372036854775808", "KMAX_MAP"),
+    ] {
+        peer_files(&dir, &format!("{bad}\n"));
+        let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+        let line = cfg.lines().position(|l| l == bad).unwrap() + 1;
+        assert!(err.contains(&format!("config.txt:{line}: {key}:")), "{err}");
+        assert!(!dir.join("out/fct.txt").exists());
+    }
     fs::remove_dir_all(&dir).unwrap();
 
     let dir = workdir("hpcc-badflow");

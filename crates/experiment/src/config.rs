@@ -1287,6 +1287,12 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<(Topology, Option<topo
             return Ok((topo::parse_peer_topology(&text, &name)?, None));
         }
     };
+    // A built topology is valid by construction except for its size
+    // (`Topology::validate`'s limits); its errors go where the builder's do.
+    let built = built.and_then(|topo| match topo.validate(cx.file, None) {
+        Ok(()) => Ok(topo),
+        Err(e) => Err(e.msg),
+    });
     let topo = built.map_err(|msg| {
         // Point at the key the builder complains about, if it names one.
         let msg = msg
@@ -1303,7 +1309,6 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<(Topology, Option<topo
         };
         cx.err(&path, msg)
     })?;
-    topo.validate(cx.file, None)?;
     Ok((topo, layout))
 }
 
@@ -2544,6 +2549,15 @@ dport = 300
         assert!(
             e.contains("workload.size: invalid type") && e.contains("as strings"),
             "{e}"
+        );
+        // Beyond the switches a port's 16-bit index can count.
+        let e = err_of(&SMALL.replace(
+            "kind = \"star\"\nhosts = 4",
+            "kind = \"leaf_spine\"\nleaves = 1\nspines = 65536\nhosts_per_leaf = 4",
+        ));
+        assert_eq!(
+            e,
+            "t.toml:6: topology.kind: the topology has 65537 switches; rdmasim supports at most 65534"
         );
         let e = err_of(&SMALL.replace("kind = \"star\"", "kind = \"ring\""));
         assert!(

@@ -119,13 +119,14 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             .first()
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| err(l, "expected a count first: 'n rate value ...'".into()))?;
-        if l.vals.len() != 1 + 2 * n {
+        // Compared as `(len - 1) / 2`: `1 + 2 * n` wraps for a huge count.
+        let found = l.vals.len() - 1;
+        if !found.is_multiple_of(2) || found / 2 != n {
             return Err(err(
                 l,
                 format!(
-                    "count {n} needs {} values after it, found {}",
-                    2 * n,
-                    l.vals.len() - 1
+                    "count {n} needs {} values after it, found {found}",
+                    n.saturating_mul(2)
                 ),
             ));
         }

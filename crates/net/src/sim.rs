@@ -599,9 +599,11 @@ impl Simulation {
             });
         }
 
+        // `Topology::validate` refuses more (topo::MAX_SWITCHES).
         assert!(
-            switches.len() < usize::from(u16::MAX),
-            "at most 65,534 switches"
+            switches.len() <= topo::MAX_SWITCHES,
+            "at most {} switches",
+            topo::MAX_SWITCHES
         );
         for p in &mut ports {
             let s = node_switch[p.node as usize];

@@ -25,6 +25,7 @@ pub mod crossdc;
 mod peer;
 mod routing;
 mod validate;
+pub use validate::MAX_SWITCHES;
 
 pub use adjacency::Adjacency;
 pub use builders::{clos, dumbbell, fat_tree, leaf_spine, peer_fat_tree, star, ClosSpec};

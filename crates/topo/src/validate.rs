@@ -4,6 +4,10 @@ use crate::{NodeId, NodeKind, Topology};
 use engine::InputError;
 use std::collections::HashMap;
 
+/// Most switches a topology may have: a port keeps its switch's index in
+/// 16 bits, `u16::MAX` excluded (the simulation's `Port::owner`).
+pub const MAX_SWITCHES: usize = u16::MAX as usize - 1;
+
 impl Topology {
     /// Check that this topology can be simulated:
     ///
@@ -16,7 +20,7 @@ impl Topology {
     ///   parallel long links, [`crate::crossdc`]). The peer's topology files
     ///   may not have them ([`parse_peer_topology`](crate::parse_peer_topology)):
     ///   the peer keeps one route per neighbour and would use one of them;
-    /// * there are at least two hosts;
+    /// * there are at least two hosts and at most [`MAX_SWITCHES`] switches;
     /// * the graph is connected.
     ///
     /// Errors name `file`. With `link_lines` (the 1-based line of each link,
@@ -125,6 +129,17 @@ pub(crate) fn check(
         pairs.entry(key).or_insert(i);
     }
 
+    let switches = n - topo.hosts().len();
+    if switches > MAX_SWITCHES {
+        return Err(InputError::at(
+            file,
+            node_line,
+            "switches",
+            format!(
+                "the topology has {switches} switches; rdmasim supports at most {MAX_SWITCHES}"
+            ),
+        ));
+    }
     let hosts = topo.hosts();
     if hosts.len() < 2 {
         return Err(InputError::at(
@@ -326,5 +341,26 @@ mod tests {
         t.validate("t", None).unwrap();
         t.kinds.push(NodeKind::Switch);
         assert!(err(&t).starts_with("t: node 6: switch 6 has no links"));
+    }
+
+    #[test]
+    fn at_most_max_switches() {
+        // Two hosts on a chain of switches, one longer than a port's
+        // 16-bit switch index can count.
+        let n = crate::MAX_SWITCHES as u32 + 1;
+        let mut t = Topology {
+            kinds: vec![NodeKind::Host; 2],
+            links: vec![l(0, 2), l(1, n + 1)],
+        };
+        t.kinds.extend(vec![NodeKind::Switch; n as usize]);
+        t.links.extend((2..n + 1).map(|s| l(s, s + 1)));
+        assert_eq!(
+            err(&t),
+            "t: switches: the topology has 65535 switches; rdmasim supports at most 65534"
+        );
+        t.kinds.pop();
+        t.links.pop();
+        t.links[1] = l(1, n);
+        t.validate("t", None).unwrap();
     }
 }
