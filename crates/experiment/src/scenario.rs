@@ -203,12 +203,13 @@ pub fn run_scenario(
     let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
     let n_flows = s.flows.len();
     let mut sim = Simulation::new(&s.topo, s.flows, s.net.clone()).map_err(|e| {
-        ExperimentError::Input(InputError::at(
-            s.name.as_str(),
-            None,
-            "workload",
-            e.to_string(),
-        ))
+        // The section of the config that the error is about.
+        let field = match e {
+            net::BuildError::BadPortRule { .. } => "ports",
+            net::BuildError::NoSuchLink(..) => "link_down",
+            net::BuildError::BadFlow { .. } | net::BuildError::Unsorted(_) => "workload",
+        };
+        ExperimentError::Input(InputError::at(s.name.as_str(), None, field, e.to_string()))
     })?;
     sim.record_pfc(record_pfc);
     if let Some(m) = &opts.timeseries {

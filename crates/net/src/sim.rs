@@ -459,7 +459,8 @@ impl Simulation {
                         AnyFc::Cbfc(Cbfc::new(c.clone()))
                     }
                     Some(crate::config::FcChoice::Bifrost(b)) => {
-                        let (bf, warn) = Bifrost::new(b, l.rate, l.delay);
+                        let (bf, warn) = Bifrost::new(b, l.rate, l.delay)
+                            .map_err(|msg| BuildError::BadPortRule { link: li, msg })?;
                         for w in warn {
                             warnings.push(format!("link {li}, node {node}: {w}"));
                         }

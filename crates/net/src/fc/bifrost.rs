@@ -257,12 +257,29 @@ impl BifrostConfig {
     }
 }
 
+/// Most slots per round trip N a Bifrost port takes: its ledger keeps one
+/// grant per slot (8 bytes each, 32 MiB at this limit). A 600 km link with
+/// the default T = 10 µs has N = 1,200.
+pub const MAX_SLOTS_PER_RTT: u64 = 1 << 22;
+
 impl Bifrost {
     /// A Bifrost ingress on a link of `rate` and one-way delay `delay`,
-    /// with the warnings its settings deserve.
-    pub fn new(cfg: &BifrostConfig, rate: Rate, delay: Delta) -> (Bifrost, Vec<String>) {
+    /// with the warnings its settings deserve; an error if the link's
+    /// round trip holds more than [`MAX_SLOTS_PER_RTT`] slots.
+    pub fn new(
+        cfg: &BifrostConfig,
+        rate: Rate,
+        delay: Delta,
+    ) -> Result<(Bifrost, Vec<String>), String> {
         assert!(cfg.t_slot > Delta::ZERO, "Bifrost T must be > 0");
         let (par, warnings) = cfg.resolve(rate, delay);
+        if par.n > MAX_SLOTS_PER_RTT {
+            return Err(format!(
+                "Bifrost T = {} over a one-way delay D = {delay} gives N = ⌈2D/T⌉ = {} slots \
+                 per round trip; at most {MAX_SLOTS_PER_RTT}: raise bifrost_t",
+                cfg.t_slot, par.n
+            ));
+        }
         let t_bits = rate.bps() as u128 * cfg.t_slot.ps() as u128 / 1_000_000_000_000;
         let s = par.r_s_t as i64;
         // Line 1: F ← Δ + R_s·T (the link may be full at start).
@@ -281,7 +298,7 @@ impl Bifrost {
             quanta: 0xFFFF,
             refresh_fraction: 0.5,
         };
-        (
+        Ok((
             Bifrost {
                 cfg: cfg.clone(),
                 par,
@@ -303,7 +320,7 @@ impl Bifrost {
                 min_lf: i64::MAX,
             },
             warnings,
-        )
+        ))
     }
 
     /// Resolved parameters.
@@ -561,7 +578,7 @@ mod tests {
     #[test]
     fn no_frame_while_uncongested_then_pause_at_once() {
         let cfg = BifrostConfig::default();
-        let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3));
+        let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3)).unwrap();
         let mut out = FcOutbox::default();
         b.on_start(Time::ZERO, &mut out);
         assert_eq!(out.timer, Some(Time::from_ns(10_000)));
@@ -580,6 +597,18 @@ mod tests {
         assert_eq!(q, ((4_000_000u64 - 1500 * 8) as f64 / 512.0).ceil() as u16);
     }
 
+    /// A round trip of more slots than the ledger may hold is refused
+    /// (a 10^5 s link would ask for 160 GB), at the limit it is not.
+    #[test]
+    fn too_many_slots_per_round_trip_is_an_error() {
+        let cfg = BifrostConfig::default();
+        let d = |slots: u64| Delta::from_us(10 * slots / 2);
+        let e = Bifrost::new(&cfg, Rate::gbps(400), d(MAX_SLOTS_PER_RTT + 2)).unwrap_err();
+        assert!(e.contains("raise bifrost_t"), "{e}");
+        let (b, _) = Bifrost::new(&cfg, Rate::gbps(400), d(MAX_SLOTS_PER_RTT)).unwrap();
+        assert_eq!(b.params().n, MAX_SLOTS_PER_RTT);
+    }
+
     /// The literal reading lets c go negative and F follow it (§2.11 A2).
     #[test]
     fn literal_grant_goes_negative_clamped_does_not() {
@@ -593,7 +622,7 @@ mod tests {
                 trace: true,
                 ..BifrostConfig::default()
             };
-            let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3));
+            let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3)).unwrap();
             let mut out = FcOutbox::default();
             b.on_start(Time::ZERO, &mut out);
             b.rx_slot += 500_000;
@@ -614,7 +643,7 @@ mod tests {
             }),
             ..BifrostConfig::default()
         };
-        let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3));
+        let (mut b, _) = Bifrost::new(&cfg, Rate::gbps(400), Delta::from_ms(3)).unwrap();
         let mut out = FcOutbox::default();
         b.on_start(Time::ZERO, &mut out);
         tick(&mut b, 10_000, 10_000_000, &mut out);
