@@ -138,8 +138,15 @@ impl FlowFilter {
                 format!("'{}' is not normal, incast or all", self.class),
             )
         })?;
-        if !(self.step.is_finite() && self.step > 0.0 && self.step <= 100.0) {
-            return Err(bad("--step", format!("{} must be in (0, 100]", self.step)));
+        let min = analyze::MIN_PEER_STEP;
+        if !(self.step.is_finite() && self.step >= min && self.step <= 100.0) {
+            return Err(bad(
+                "--step",
+                format!(
+                    "{} must be in [{min}, 100] (percent of the flows)",
+                    self.step
+                ),
+            ));
         }
         let (from_ns, until_ns) = match &self.window {
             Some(w) => analyze::parse_window(w).map_err(|m| bad("--window", m))?,

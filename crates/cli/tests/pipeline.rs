@@ -592,3 +592,23 @@ dport = 300
     assert!(text(&out.stderr).contains("did not finish"));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A step finer than `MIN_PEER_STEP` would walk 100 / step groups (1e-30:
+/// forever): `analyze` and `plot slowdown` refuse it before reading runs.
+#[test]
+fn a_step_below_the_minimum_is_bad_input() {
+    let dir = workdir("tiny-step");
+    for args in [
+        &["analyze", "r", "--step", "1e-30"][..],
+        &["plot", "slowdown", "r", "--step", "0.0001", "-o", "s.svg"][..],
+    ] {
+        let out = rdmasim(&dir, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = text(&out.stderr);
+        assert!(
+            e.starts_with("rdmasim: <command line>: --step: ") && e.contains("[0.001, 100]"),
+            "{e}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -27,6 +27,9 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
+/// Smallest `--step` a user may give (percent of the flows per group).
+pub use stats::MIN_PEER_STEP;
+
 /// Which flows a class filter keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {

@@ -150,6 +150,11 @@ pub struct PeerBucket {
     pub p99: f64,
 }
 
+/// Smallest step of [`peer_buckets`] a user may ask for, percent: 10^5
+/// steps (finer steps only leave empty groups out, a step per flow; the
+/// walk would take 100 / step of them).
+pub const MIN_PEER_STEP: f64 = 0.001;
+
 /// The peer analysis script's buckets (HPCC `analysis/fct_analysis.py`):
 /// the finished flows, sorted by size (ties by id), are cut into
 /// consecutive groups of `step_percent` % of the flows — for
@@ -162,6 +167,9 @@ pub struct PeerBucket {
 /// flows finished before a time limit). Empty groups (fewer flows than
 /// groups) are left out. A `step_percent` that is not positive gives no
 /// rows; one above 100 counts as 100.
+///
+/// The walk takes 100 / `step_percent` steps, as the script's does: callers
+/// that take the step from a user refuse one below [`MIN_PEER_STEP`].
 pub fn peer_buckets(records: &[FlowRecord], step_percent: f64) -> Vec<PeerBucket> {
     if step_percent.is_nan() || step_percent <= 0.0 {
         return Vec::new();

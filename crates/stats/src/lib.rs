@@ -7,5 +7,6 @@ mod record;
 
 pub use buckets::{
     peer_buckets, percentile_sorted, size_buckets, BucketStats, PeerBucket, DEFAULT_SIZE_EDGES,
+    MIN_PEER_STEP,
 };
 pub use record::{host_ip, write_flows_csv, write_peer_fct, FlowRecord, FLOWS_CSV_HEADER};
