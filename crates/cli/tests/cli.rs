@@ -495,6 +495,7 @@ fn peer_config_bad_value_names_file_line_and_key() {
     for (bad, key) in [
         ("RATE_AI fast", "RATE_AI"),
         ("KMAX_MAP 9223372036854775808", "KMAX_MAP"),
+        ("PMAX_MAP 1 100000000000 nan", "PMAX_MAP"),
     ] {
         peer_files(&dir, &format!("{bad}\n"));
         let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);

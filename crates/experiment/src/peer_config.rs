@@ -137,7 +137,9 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 let rate = parse_rate(r).map_err(|m| err(l, m))?;
                 let v: f64 = v
                     .parse()
-                    .map_err(|_| err(l, format!("'{v}' is not a number")))?;
+                    .ok()
+                    .filter(|x: &f64| x.is_finite())
+                    .ok_or_else(|| err(l, format!("'{v}' is not a number")))?;
                 Ok((rate, v))
             })
             .collect()

@@ -409,9 +409,10 @@ pub fn read_ports_csv(
 ) -> Result<Vec<PortRow>, ExperimentError> {
     let file = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
     let name = path.display().to_string();
-    let bad = |line: usize, msg: String| {
-        ExperimentError::Input(InputError::at(name.as_str(), Some(line), "", msg))
+    let bad_field = |line: usize, field: &str, msg: String| {
+        ExperimentError::Input(InputError::at(name.as_str(), Some(line), field, msg))
     };
+    let bad = |line: usize, msg: String| bad_field(line, "", msg);
     let mut out = Vec::new();
     for (i, line) in io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| ExperimentError::io(path, e))?;
@@ -428,9 +429,13 @@ pub fn read_ports_csv(
         if f.len() != 6 {
             return Err(bad(i + 1, format!("expected 6 fields, found {}", f.len())));
         }
+        // Finite numbers only: an `inf` reached the plotting library,
+        // which never returned.
         let num = |s: &str, what: &str| {
             s.parse::<f64>()
-                .map_err(|_| bad(i + 1, format!("{what}: '{s}' is not a number")))
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| bad_field(i + 1, what, format!("'{s}' is not a finite number")))
         };
         let row = PortRow {
             time_ns: num(f[0], "time_ns")? as u64,
@@ -602,6 +607,16 @@ size = "100KB"
         let rows = read_ports_csv(&path, |r| r.metric == "tx_gbps" && r.node == 4).unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[1].value, rows[1].class), (100.0, None));
+        // A value that is not a finite number is an error at its line.
+        std::fs::write(&path, format!("{text}1000,4,3,3,queue_bytes,inf\n")).unwrap();
+        let e = read_ports_csv(&path, |_| true).unwrap_err().to_string();
+        let line = text.lines().count() + 1;
+        assert!(
+            e.ends_with(&format!(
+                "timeseries.csv:{line}: value: 'inf' is not a finite number"
+            )),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
 
         let mut out = Vec::new();

@@ -469,7 +469,12 @@ pub fn bifrost(
     let (mut l, mut f, mut lf, mut h) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for row in lines_it {
         let v: Vec<&str> = row.split(',').collect();
-        let num = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok());
+        // A row with a value that is not a finite number is left out.
+        let num = |i: usize| {
+            v.get(i)
+                .and_then(|x| x.parse::<f64>().ok())
+                .filter(|x| x.is_finite())
+        };
         if num(cn) != Some(f64::from(node)) || num(cp) != Some(f64::from(port)) {
             continue;
         }
