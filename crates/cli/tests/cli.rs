@@ -521,6 +521,19 @@ fn peer_config_bad_value_names_file_line_and_key() {
     assert!(!dir.join("out/fct.txt").exists());
     fs::remove_dir_all(&dir).unwrap();
 
+    // A file the config names that is not there: the config's line.
+    let dir = workdir("hpcc-nofile");
+    peer_files(&dir, "");
+    fs::remove_file(dir.join("flows.txt")).unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("rdmasim: config.txt:4: FLOW_FILE: cannot read flows.txt: "),
+        "{}",
+        text(&out.stderr)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+
     // A class beyond the switches' eight queues.
     let dir = workdir("hpcc-badclass");
     peer_files(&dir, "");

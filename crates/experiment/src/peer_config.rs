@@ -433,10 +433,26 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
 
     let (topo_path, topo_line) = topo_file.ok_or_else(|| missing("TOPOLOGY_FILE"))?;
     let (flow_path, flow_line) = flow_file.ok_or_else(|| missing("FLOW_FILE"))?;
-    let _ = (topo_line, flow_line);
-    let topo = topo::load_peer_topology(&topo_path).map_err(ExperimentError::Input)?;
+    // A file that cannot be read is the config line's error: it names the
+    // key that gave the path (relative to the working directory, as the
+    // peer takes it).
+    let read = |path: &Path, line: usize, key: &str| {
+        std::fs::read_to_string(path).map_err(|e| {
+            ExperimentError::Input(InputError::at(
+                &file,
+                Some(line),
+                key,
+                format!("cannot read {}: {e}", path.display()),
+            ))
+        })
+    };
+    let topo_text = read(&topo_path, topo_line, "TOPOLOGY_FILE")?;
+    let flow_text = read(&flow_path, flow_line, "FLOW_FILE")?;
+    let topo = topo::parse_peer_topology(&topo_text, &topo_path.display().to_string())
+        .map_err(ExperimentError::Input)?;
     let (flows, flow_lines) =
-        workload::load_peer_flows_with_lines(&flow_path).map_err(ExperimentError::Input)?;
+        workload::parse_peer_flows_with_lines(&flow_text, &flow_path.display().to_string())
+            .map_err(ExperimentError::Input)?;
     let flow_name = flow_path.display().to_string();
     workload::validate_endpoints(
         &flows,
