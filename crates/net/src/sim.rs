@@ -525,6 +525,35 @@ impl Simulation {
             }
         }
 
+        // Credits only work when both ends speak them, in the same field
+        // width (docs/model.md, CBFC): the other end of a CBFC port would
+        // ignore its credit frames, or read a 12-bit FCCL as a full one.
+        for (li, ends) in link_port.iter().enumerate() {
+            let field = |p: u32| match &ports[p as usize].fc {
+                AnyFc::Cbfc(c) => Some(c.config().field_bits),
+                _ => None,
+            };
+            let (a, b) = (field(ends[0]), field(ends[1]));
+            if a != b {
+                let name = |f: Option<Option<u32>>| match f {
+                    Some(Some(_)) => "cbfc",
+                    Some(None) => "cbfc_ideal",
+                    None => "another flow control",
+                };
+                return Err(BuildError::BadPortRule {
+                    link: li as u32,
+                    msg: format!(
+                        "one end (node {}) runs {} and the other (node {}) {}: both ends of \
+                         a link must run the same CBFC (fc = \"cbfc\" or \"cbfc_ideal\")",
+                        topo.links[li].a,
+                        name(a),
+                        topo.links[li].b,
+                        name(b)
+                    ),
+                });
+            }
+        }
+
         let hosts = topo.hosts();
         let routes = topo::Routes::compute(topo);
 

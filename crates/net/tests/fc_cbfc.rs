@@ -181,3 +181,35 @@ fn initial_credits_are_known_at_time_zero() {
         "FCT {fct:?}: the sender waited for credits"
     );
 }
+
+/// Credits need both ends: CBFC on one end of a link only, or the 12-bit
+/// field on one end and CBFC-ideal on the other, is refused when the
+/// network is built (each would stall or drop: the far end ignores the
+/// credit frames, or reads a 12-bit FCCL as a full one).
+#[test]
+fn cbfc_on_one_end_of_a_link_is_refused() {
+    let topo = topo::star(3, Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let flows = || vec![flow(0, 1, 0, 10_000)];
+    let all = cbfc_everywhere(&topo, &CbfcConfig::real(65536), 65536);
+    // Link 1 joins host 1 and the switch (node 3); drop its host end's rule.
+    let mut one_sided = all.clone();
+    one_sided.ports.retain(|r| r.link != 1 || r.at_b);
+    let e = Simulation::new(&topo, flows(), one_sided)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("link 1") && e.contains("another flow control") && e.contains("cbfc"),
+        "{e}"
+    );
+    let mut mixed = all.clone();
+    for r in mixed.ports.iter_mut().filter(|r| r.link == 2 && r.at_b) {
+        r.settings.fc = Some(FcChoice::Cbfc(CbfcConfig::ideal(65536)));
+    }
+    let e = Simulation::new(&topo, flows(), mixed)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("link 2") && e.contains("cbfc_ideal"), "{e}");
+    assert!(Simulation::new(&topo, flows(), all).is_ok());
+}
