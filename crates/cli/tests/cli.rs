@@ -410,6 +410,18 @@ fn cdf_that_is_not_monotone() {
     );
 }
 
+#[test]
+fn cdf_of_empty_flows_names_the_cdf_key() {
+    let cfg = SMALL.replace("cdf = \"fb_hadoop\"", "cdf = \"sizes.cdf\"");
+    let line = line_of(&cfg, "cdf = ");
+    expect_input_error(
+        "cdf-mean-0",
+        &cfg,
+        &[("sizes.cdf", "0 0\n0 1\n")],
+        ("cfg.toml", line, "workload.cdf"),
+    );
+}
+
 // ---- The peer's config.txt (`rdmasim hpcc`) ----
 
 /// A 4-host star in the peer's formats: a 3-to-1 incast without ECN, so

@@ -1540,6 +1540,8 @@ fn build_generator(
             workload::poisson_to(&spec, &dsts).map_err(|m| {
                 let field = if m.contains("destination") || m.contains("but itself") {
                     key("dsts")
+                } else if m.contains("CDF") {
+                    key("cdf")
                 } else if m.contains("host") {
                     key("hosts")
                 } else {

@@ -257,18 +257,15 @@ pub fn parse_cdf(text: &str, file: &str) -> Result<SizeCdf, InputError> {
     }
     let &(_, last, last_line) = rows.last().expect("at least 2 rows");
     let percent = last > 1.0;
-    let (scale, end) = if percent {
-        (100.0, "100 (percent)")
-    } else {
-        (1.0, "1.0")
-    };
+    let scale = if percent { 100.0 } else { 1.0 };
     if (last / scale - 1.0).abs() > END_TOLERANCE {
         return Err(InputError::at(
             file,
             Some(last_line),
             "cumulative",
             format!(
-                "the last cumulative value is {last}; a CDF must end at {end} (or 1.0 when written as fractions)"
+                "the last cumulative value is {last}; a CDF must end at 1.0 (written as \
+                 fractions) or 100 (as percent)"
             ),
         ));
     }
@@ -422,6 +419,11 @@ mod tests {
 
         let e = parse_cdf("0 0\n10 0.5\n20 0.9\n", "c.txt").unwrap_err();
         assert_eq!((e.line, e.field.as_str()), (Some(3), "cumulative"));
+        assert!(
+            e.msg
+                .ends_with("must end at 1.0 (written as fractions) or 100 (as percent)"),
+            "{e}"
+        );
 
         let e = parse_cdf("# only one\n100 100\n", "c.txt").unwrap_err();
         assert_eq!(e.line, None);
