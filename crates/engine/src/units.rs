@@ -24,6 +24,14 @@ pub fn input_ps(v: f64, ps_per_unit: f64) -> Option<u64> {
     (ps <= MAX_INPUT_PS as f64).then_some(ps as u64)
 }
 
+/// The highest rate an input may give, 100 Tb/s: a 64 B frame still takes
+/// 5 ps on the wire (faster links would serialise frames in no time).
+pub const MAX_RATE_BPS: u64 = 100_000_000_000_000;
+
+/// The largest size an input may give, 2^53 bytes (9 PB): sizes stay exact
+/// as `f64`, and sums of a few of them stay below `u64::MAX`.
+pub const MAX_BYTES: u64 = 1 << 53;
+
 /// What an error says of a time above [`MAX_INPUT_PS`].
 pub const MAX_INPUT_TIME: &str = "1000000s (about 11.6 days)";
 
@@ -132,6 +140,12 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if bps <= 0.0 {
         return Err(format!("rate '{s}' must be greater than zero"));
     }
+    if bps > MAX_RATE_BPS as f64 {
+        return Err(format!(
+            "rate '{s}' is too high: at most 100Tbps (the clock counts picoseconds; a 64 B \
+             frame takes 5 ps at that rate)"
+        ));
+    }
     Ok(Rate(bps as u64))
 }
 
@@ -180,7 +194,13 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     if v < 0.0 {
         return Err(format!("size '{s}' must not be negative"));
     }
-    Ok((v * mult).round() as u64)
+    let bytes = (v * mult).round();
+    if bytes > MAX_BYTES as f64 {
+        return Err(format!(
+            "size '{s}' is too large: at most 2^53 bytes (9 PB)"
+        ));
+    }
+    Ok(bytes as u64)
 }
 
 /// Parse a link's delay, given either as a duration or as a fibre length
@@ -267,6 +287,18 @@ mod tests {
         let e = parse_time("1e9s").unwrap_err();
         assert!(e.contains("too long") && e.contains("1000000s"), "{e}");
         assert!(parse_delay_or_length("1e12km").is_err());
+    }
+
+    #[test]
+    fn limits() {
+        assert_eq!(parse_rate("100Tbps").unwrap(), Rate(MAX_RATE_BPS));
+        let e = parse_rate("1e30Gbps").unwrap_err();
+        assert!(e.contains("too high"), "{e}");
+        assert!(parse_rate("101Tbps").is_err());
+        assert_eq!(parse_bytes("9007199254740992").unwrap(), MAX_BYTES);
+        let e = parse_bytes("1e30MiB").unwrap_err();
+        assert!(e.contains("too large"), "{e}");
+        assert!(parse_bytes("18446744073709551616B").is_err());
     }
 
     #[test]
