@@ -220,8 +220,8 @@ pub fn parse_cdf(text: &str, file: &str) -> Result<SizeCdf, InputError> {
         };
         if let Some(extra) = toks.next() {
             return Err(err(
-                "",
-                format!("unexpected extra value '{extra}' (expected `size cumulative`)"),
+                "cumulative",
+                format!("unexpected extra value '{extra}' after the cumulative value (expected `size cumulative`)"),
             ));
         }
         let size = parse_non_negative(size_tok).map_err(|m| err("size", m))?;
@@ -424,6 +424,10 @@ mod tests {
                 .ends_with("must end at 1.0 (written as fractions) or 100 (as percent)"),
             "{e}"
         );
+
+        let e = parse_cdf("0 0\n100 100 7\n", "c.txt").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (Some(2), "cumulative"));
+        assert!(e.msg.contains("extra value '7'"), "{e}");
 
         let e = parse_cdf("# only one\n100 100\n", "c.txt").unwrap_err();
         assert_eq!(e.line, None);

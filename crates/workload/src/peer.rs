@@ -86,8 +86,8 @@ pub fn parse_peer_flows_with_lines(
         let start_t = next("start")?;
         if let Some(extra) = toks.next() {
             return Err(err(
-                "",
-                format!("unexpected extra value '{extra}' (expected `src dst pg dport size start_time_s`)"),
+                "start",
+                format!("unexpected extra value '{extra}' after the start time (expected `src dst pg dport size start_time_s`)"),
             ));
         }
         let src: u32 = parse_int(src_t, "a node id").map_err(|m| err("src", m))?;
@@ -442,6 +442,7 @@ mod tests {
             ("1 2 3 100 10", "start"),
             ("1 2 3", "dport"),
             ("4 4 3 100 10 1.0", "dst"),
+            ("1 2 3 100 10 1.0 7", "start"),
         ];
         for (line, field) in cases {
             let e = err(&format!("2\n1 2 3 100 10 0.5\n{line}\n"));
