@@ -2484,9 +2484,17 @@ dport = 300
 
     #[test]
     fn a_bad_link_list_names_the_link_and_field() {
-        let e = err_of(&LINKS.replace("{ a = 2, b = 4, rate", "{ a = 2, b = 9, rate"));
+        let text = LINKS.replace("{ a = 2, b = 4, rate", "{ a = 2, b = 9, rate");
+        let e = err_of(&text);
+        // The line of the entry, not of `links = [`.
+        let line = text
+            .lines()
+            .position(|l| l.contains("{ a = 2, b = 9"))
+            .unwrap()
+            + 1;
         assert!(
-            e.contains("topology.links[2].b") && e.contains("does not exist"),
+            e.starts_with(&format!("t.toml:{line}: topology.links[2].b: "))
+                && e.contains("does not exist"),
             "{e}"
         );
         let e = err_of(&LINKS.replace("rate = \"40Gbps\"", "rate = \"40Gbs\""));

@@ -32,9 +32,12 @@ fn join(header: &str, key: &str) -> String {
     }
 }
 
-/// Net `[` minus `]` in `s`, outside strings and comments.
-fn bracket_depth(s: &str) -> i64 {
-    let mut depth = 0i64;
+/// Walk `s`, a piece of a value, outside strings and comments: update
+/// `depth` (net `[`/`{` minus `]`/`}`) and return how many inline tables
+/// start at depth 1, each an element of an array of inline tables
+/// (`links = [ { a = 0, b = 2 }, ... ]`).
+fn walk_value(s: &str, depth: &mut i64) -> usize {
+    let mut elements = 0;
     let mut quote: Option<char> = None;
     let mut prev = '\0';
     for c in s.chars() {
@@ -47,26 +50,38 @@ fn bracket_depth(s: &str) -> i64 {
             None => match c {
                 '"' | '\'' => quote = Some(c),
                 '#' => break,
-                '[' | '{' => depth += 1,
-                ']' | '}' => depth -= 1,
+                '{' if *depth == 1 => {
+                    elements += 1;
+                    *depth += 1;
+                }
+                '[' | '{' => *depth += 1,
+                ']' | '}' => *depth -= 1,
                 _ => {}
             },
         }
         prev = c;
     }
-    depth
+    elements
 }
 
-/// Classify every line of `text`.
-fn scan(text: &str) -> Vec<LineKind> {
+/// Classify every line of `text`; also the 1-based line where each
+/// element of an array of inline tables starts (`topology.links[1]`).
+fn scan(text: &str) -> (Vec<LineKind>, Vec<(String, usize)>) {
     let mut out = Vec::new();
+    let mut elements = Vec::new();
     let mut header = String::new();
     let mut arrays: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    // The key whose value is still open, its depth and elements so far.
+    let mut value = String::new();
     let mut open = 0i64;
-    for line in text.lines() {
+    let mut element = 0usize;
+    for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if open > 0 {
-            open += bracket_depth(t);
+            for _ in 0..walk_value(t, &mut open) {
+                elements.push((format!("{value}[{element}]"), i + 1));
+                element += 1;
+            }
             out.push(LineKind::Other);
             continue;
         }
@@ -89,14 +104,21 @@ fn scan(text: &str) -> Vec<LineKind> {
         } else if t.starts_with('#') || t.is_empty() {
             LineKind::Other
         } else if let Some((k, v)) = t.split_once('=') {
-            open = bracket_depth(v).max(0);
-            LineKind::Key(join(&header, &normalize_key(k)))
+            value = join(&header, &normalize_key(k));
+            element = 0;
+            open = 0;
+            for _ in 0..walk_value(v, &mut open) {
+                elements.push((format!("{value}[{element}]"), i + 1));
+                element += 1;
+            }
+            open = open.max(0);
+            LineKind::Key(value.clone())
         } else {
             LineKind::Other
         };
         out.push(kind);
     }
-    out
+    (out, elements)
 }
 
 /// The path one level up: `a.b[2].c` → `a.b[2]` → `a.b` → `a` → ``.
@@ -116,7 +138,7 @@ fn parent(path: &str) -> &str {
 /// the table it names). If `path` is not written in the file (a default),
 /// the line of the nearest enclosing key or table that is; `None` if none is.
 pub(crate) fn key_line(text: &str, path: &str) -> Option<usize> {
-    let lines = scan(text);
+    let (lines, elements) = scan(text);
     let mut p = path;
     while !p.is_empty() {
         let found = lines.iter().position(|k| match k {
@@ -125,6 +147,9 @@ pub(crate) fn key_line(text: &str, path: &str) -> Option<usize> {
         });
         if let Some(i) = found {
             return Some(i + 1);
+        }
+        if let Some((_, line)) = elements.iter().find(|(e, _)| e == p) {
+            return Some(*line);
         }
         p = parent(p);
     }
@@ -155,7 +180,7 @@ pub(crate) enum At {
 
 /// What is at 1-based `line` of `text`.
 pub(crate) fn at_line(text: &str, line: usize) -> At {
-    let lines = scan(text);
+    let (lines, _) = scan(text);
     let mut table = String::new();
     for (i, k) in lines.iter().enumerate() {
         let here = i + 1 == line;
@@ -219,6 +244,22 @@ kind = "poisson"
         assert_eq!(key_line(SRC, "workload.extra[0].size"), Some(20));
         assert_eq!(key_line(SRC, "run.seed"), Some(2));
         assert_eq!(key_line(SRC, "nic.mtu"), None);
+    }
+
+    #[test]
+    fn finds_the_elements_of_an_array_of_inline_tables() {
+        let src = "[topology]\nkind = \"links\"\nlinks = [ { a = 0, b = 2 },\n  { a = 1, b = 3, rate = \"{[\" },\n\n  { a = 2, b = 3 }, { a = 4,\n b = 5 }\n]\nhosts = 4\n";
+        assert_eq!(key_line(src, "topology.links[0].a"), Some(3));
+        assert_eq!(key_line(src, "topology.links[1].rate"), Some(4));
+        assert_eq!(key_line(src, "topology.links[2]"), Some(6));
+        assert_eq!(key_line(src, "topology.links[3].b"), Some(6));
+        // Past the last element: the key's line.
+        assert_eq!(key_line(src, "topology.links[4].a"), Some(3));
+        assert_eq!(key_line(src, "topology.hosts"), Some(9));
+        // Nested arrays and lone inline tables are not elements.
+        let src = "m = [[1, 2], [3]]\nt = { a = 1 }\nx = 2\n";
+        assert_eq!(key_line(src, "m[0]"), Some(1));
+        assert_eq!(key_line(src, "x"), Some(3));
     }
 
     #[test]
