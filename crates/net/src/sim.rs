@@ -655,15 +655,24 @@ impl Simulation {
         // The peer's ideal ("standalone") FCT, §2.5, in integer ns as third.cc.
         let payload = u64::from(cfg.nic.mtu_payload);
         let header = u64::from(cfg.nic.data_header);
+        // A link's share of a path's (delay, serialisation, bottleneck).
+        let link_terms = |li: u32| {
+            let l = &topo.links[li as usize];
+            (
+                l.delay.ps() / 1000,
+                payload * 1_000_000_000 * 8 / l.rate.bps(),
+                l.rate.bps(),
+            )
+        };
         let pair_rtt_bw_of = |src: u32, dst: u32| {
             let mut delay_ns = 0u64;
             let mut tx_ns = 0u64;
             let mut bw = u64::MAX;
             for &li in &routes.path(topo, src, dst) {
-                let l = &topo.links[li as usize];
-                delay_ns += l.delay.ps() / 1000;
-                tx_ns += payload * 1_000_000_000 * 8 / l.rate.bps();
-                bw = bw.min(l.rate.bps());
+                let (d, t, r) = link_terms(li);
+                delay_ns += d;
+                tx_ns += t;
+                bw = bw.min(r);
             }
             (2 * delay_ns + tx_ns, bw)
         };
@@ -685,16 +694,41 @@ impl Simulation {
         let pint = cfg.cc.pint_log_base().is_some();
         let max_rtt_bdp =
             ((cfg.nic.global_t && (cfg.nic.bdp_window || needs_env)) || pint).then(|| {
+                // Every ordered pair of hosts, as `pair_rtt_bw_of` gives it,
+                // without a path per pair: `Routes::path` always takes a
+                // node's first next hop, so the path from a node to `d` is
+                // that hop and then the path from the next node, and one
+                // pass per destination fills (delay, serialisation,
+                // bottleneck) for every node (O(nodes) per host instead of
+                // O(hosts × hops) walks and allocations).
                 let mut max_rtt = 0u64;
                 let mut max_bdp = 0u64;
-                for &s in &hosts {
-                    for &d in &hosts {
-                        if s != d {
-                            let (rtt, bw) = pair_rtt_bw_of(s, d);
-                            max_rtt = max_rtt.max(rtt);
-                            max_bdp =
-                                max_bdp.max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
+                let mut memo: Vec<Option<(u64, u64, u64)>> = vec![None; n];
+                let mut chain: Vec<(u32, u32)> = Vec::new();
+                for &d in &hosts {
+                    memo.fill(None);
+                    memo[d as usize] = Some((0, 0, u64::MAX));
+                    for &s in &hosts {
+                        if s == d || routes.distance(s, d).is_none() {
+                            continue;
                         }
+                        chain.clear();
+                        let mut at = s;
+                        while memo[at as usize].is_none() {
+                            let li = routes.next_hops(at, d)[0];
+                            chain.push((at, li));
+                            at = topo.links[li as usize].other(at);
+                        }
+                        let mut v = memo[at as usize].expect("reached a filled node");
+                        for &(u, li) in chain.iter().rev() {
+                            let (dl, tx, r) = link_terms(li);
+                            v = (v.0 + dl, v.1 + tx, v.2.min(r));
+                            memo[u as usize] = Some(v);
+                        }
+                        let (delay_ns, tx_ns, bw) = v;
+                        let rtt = 2 * delay_ns + tx_ns;
+                        max_rtt = max_rtt.max(rtt);
+                        max_bdp = max_bdp.max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
                     }
                 }
                 (max_rtt, max_bdp)
@@ -1352,5 +1386,56 @@ impl Simulation {
     pub fn qp_rate(&self, flow: u32) -> Option<engine::Rate> {
         use crate::cc::CongestionControl;
         self.qps.get(flow as usize).map(|q| q.cc.rate())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{CcConfig, HpccConfig};
+    use engine::Delta;
+
+    /// The largest base RTT and BDP over every ordered pair of hosts that
+    /// `Simulation::new` works out per destination are those of each
+    /// pair's own path (`Routes::path`), on trees with mixed rates, a
+    /// dumbbell and a cross-DC network with a long link.
+    #[test]
+    fn max_rtt_and_bdp_are_those_of_every_pair() {
+        let topos = [
+            topo::fat_tree(4, Rate::gbps(100), Rate::gbps(400), Delta::from_us(1)).unwrap(),
+            topo::peer_fat_tree(),
+            topo::dumbbell(3, 2, Rate::gbps(100), Rate::gbps(25), Delta::from_ns(700)).unwrap(),
+            topo::cross_dc(topo::CrossDcSpec::BIFROST).unwrap(),
+        ];
+        for t in &topos {
+            let mut cfg = NetConfig {
+                cc: CcConfig::Hpcc(HpccConfig::default()),
+                ..NetConfig::default()
+            };
+            cfg.nic.global_t = true;
+            let payload = u64::from(cfg.nic.mtu_payload);
+            let sim = Simulation::new(t, Vec::new(), cfg).unwrap();
+            let routes = topo::Routes::compute(t);
+            let mut want = (0u64, 0u64);
+            let hosts = t.hosts();
+            for &s in &hosts {
+                for &d in hosts.iter().filter(|&&d| d != s) {
+                    let (mut delay, mut tx, mut bw) = (0u64, 0u64, u64::MAX);
+                    for &li in &routes.path(t, s, d) {
+                        let l = &t.links[li as usize];
+                        delay += l.delay.ps() / 1000;
+                        tx += payload * 1_000_000_000 * 8 / l.rate.bps();
+                        bw = bw.min(l.rate.bps());
+                    }
+                    let rtt = 2 * delay + tx;
+                    want.0 = want.0.max(rtt);
+                    want.1 = want
+                        .1
+                        .max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
+                }
+            }
+            assert!(want.0 > 0);
+            assert_eq!(sim.max_rtt_bdp, Some(want));
+        }
     }
 }
