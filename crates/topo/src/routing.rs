@@ -4,6 +4,16 @@ use crate::{Adjacency, NodeId, NodeKind, Topology};
 
 const NONE: u32 = u32::MAX;
 
+/// Where [`Routes`] keeps one (node, host) route.
+enum Slot {
+    /// The host itself: no hop.
+    Own,
+    /// The node the host (this host index) hangs from: its link.
+    Last(usize),
+    /// A table slot toward the host's group node.
+    Table(usize),
+}
+
 /// Static routes: for every node `n` and every host `h`, the links out of
 /// `n` that lie on a shortest path from `n` to `h`.
 ///
@@ -16,16 +26,27 @@ const NONE: u32 = u32::MAX;
 /// cross-DC builder's long links, [`crate::crossdc`]) each appear, so ECMP
 /// spreads flows across them.
 ///
-/// Tables are flat arrays indexed by `node * n_hosts + host_index`, where
-/// `host_index` is the host's rank among the hosts by id (equal to its id
-/// when, as in every builder here, hosts are numbered first).
+/// A host has one link ([`Topology::validate`]), so every path to it ends
+/// with the node it hangs from, `g`: `dist(n, h) = dist(n, g) + 1` for
+/// `n != h`, and the next hops of `n != g` toward `h` are those toward `g`
+/// (by the same rule, with `g` in the place of `h`). The tables are kept per
+/// attachment node `g` (a ToR), not per host: `node * groups + group`. On
+/// the peer's fat tree that is 20 columns instead of 320; on a star of
+/// thousands of hosts, one. (A host with several links, which `validate`
+/// refuses, is routed to through its first link only.)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Routes {
     n_nodes: usize,
     hosts: Vec<NodeId>,
     /// Rank of each node among the hosts, `NONE` for switches.
     host_index: Vec<u32>,
-    /// Hops from node to host, `NONE` if unreachable.
+    /// Per host index: its link, and the group of the node at its other
+    /// end; `NONE` for a host without a link.
+    host_link: Vec<u32>,
+    host_group: Vec<u32>,
+    /// Per group: the node its hosts hang from.
+    group_node: Vec<NodeId>,
+    /// Hops from node to group node, `NONE` if unreachable.
     dist: Vec<u32>,
     /// `next[offsets[i]..offsets[i + 1]]` are the next hops for table slot `i`.
     offsets: Vec<u32>,
@@ -34,7 +55,8 @@ pub struct Routes {
 
 impl Routes {
     /// Compute the routes of `topo`. Links whose ends are out of range are
-    /// ignored; use on a topology that passes [`Topology::validate`].
+    /// ignored; use on a topology that passes [`Topology::validate`] (or on
+    /// one with some of its links removed).
     pub fn compute(topo: &Topology) -> Routes {
         let n = topo.kinds.len();
         let adj = Adjacency::new(topo);
@@ -46,21 +68,41 @@ impl Routes {
         }
         let is_switch = |x: NodeId| topo.kinds[x as usize] == NodeKind::Switch;
 
-        // Distances, one BFS per host; dist[node * nh + hi].
-        let mut dist = vec![NONE; n * nh];
-        let mut queue: Vec<NodeId> = Vec::with_capacity(n);
+        // The node each host hangs from; one group per such node.
+        let mut host_link = vec![NONE; nh];
+        let mut host_group = vec![NONE; nh];
+        let mut node_group = vec![NONE; n];
+        let mut group_node = Vec::new();
         for (hi, &h) in hosts.iter().enumerate() {
+            let Some(&l) = adj.ports(h).first() else {
+                continue;
+            };
+            let g = adj.other_end(l, h);
+            if node_group[g as usize] == NONE {
+                node_group[g as usize] = group_node.len() as u32;
+                group_node.push(g);
+            }
+            host_link[hi] = l;
+            host_group[hi] = node_group[g as usize];
+        }
+        let ng = group_node.len();
+
+        // Distances, one BFS per group node (expanding it and switches);
+        // dist[node * ng + gi].
+        let mut dist = vec![NONE; n * ng];
+        let mut queue: Vec<NodeId> = Vec::with_capacity(n);
+        for (gi, &g) in group_node.iter().enumerate() {
             queue.clear();
-            queue.push(h);
-            dist[h as usize * nh + hi] = 0;
+            queue.push(g);
+            dist[g as usize * ng + gi] = 0;
             let mut head = 0;
             while head < queue.len() {
                 let u = queue[head];
                 head += 1;
-                let d = dist[u as usize * nh + hi];
+                let d = dist[u as usize * ng + gi];
                 for &l in adj.ports(u) {
                     let v = adj.other_end(l, u);
-                    let slot = &mut dist[v as usize * nh + hi];
+                    let slot = &mut dist[v as usize * ng + gi];
                     if *slot == NONE {
                         *slot = d + 1;
                         if is_switch(v) {
@@ -71,19 +113,20 @@ impl Routes {
             }
         }
 
-        // Next hops, node-major.
-        let mut offsets = Vec::with_capacity(n * nh + 1);
+        // Next hops toward each group node, node-major (none at the group
+        // node itself: its next hop toward a host is the host's link).
+        let mut offsets = Vec::with_capacity(n * ng + 1);
         let mut next = Vec::new();
         offsets.push(0u32);
         for u in 0..n as NodeId {
             let ports = adj.ports(u);
-            for (hi, &h) in hosts.iter().enumerate() {
-                let d = dist[u as usize * nh + hi];
-                if u != h && d != NONE {
+            for (gi, &g) in group_node.iter().enumerate() {
+                let d = dist[u as usize * ng + gi];
+                if u != g && d != NONE {
                     for &l in ports {
                         let v = adj.other_end(l, u);
-                        let dv = dist[v as usize * nh + hi];
-                        if (v == h || is_switch(v)) && dv != NONE && dv + 1 == d {
+                        let dv = dist[v as usize * ng + gi];
+                        if (v == g || is_switch(v)) && dv != NONE && dv + 1 == d {
                             next.push(l);
                         }
                     }
@@ -95,6 +138,9 @@ impl Routes {
             n_nodes: n,
             hosts,
             host_index,
+            host_link,
+            host_group,
+            group_node,
             dist,
             offsets,
             next,
@@ -120,13 +166,28 @@ impl Routes {
         }
     }
 
+    /// Where the route from `node` to `host` is kept: `None` if there is
+    /// none (not a host, out of range, no link), `Own` for the host itself,
+    /// `Last(hi)` at the node the host hangs from, else `Table(slot)`.
     #[inline]
-    fn slot(&self, node: NodeId, host: NodeId) -> Option<usize> {
+    fn slot(&self, node: NodeId, host: NodeId) -> Option<Slot> {
         let hi = *self.host_index.get(host as usize)?;
         if hi == NONE || node as usize >= self.n_nodes {
             return None;
         }
-        Some(node as usize * self.hosts.len() + hi as usize)
+        if node == host {
+            return Some(Slot::Own);
+        }
+        let gi = self.host_group[hi as usize];
+        if gi == NONE {
+            return None;
+        }
+        if self.group_node[gi as usize] == node {
+            return Some(Slot::Last(hi as usize));
+        }
+        Some(Slot::Table(
+            node as usize * self.group_node.len() + gi as usize,
+        ))
     }
 
     /// Indices of every link out of `node` on a shortest path to host `host`,
@@ -135,18 +196,26 @@ impl Routes {
     #[inline]
     pub fn next_hops(&self, node: NodeId, host: NodeId) -> &[u32] {
         match self.slot(node, host) {
-            Some(i) => &self.next[self.offsets[i] as usize..self.offsets[i + 1] as usize],
-            None => &[],
+            Some(Slot::Table(i)) => {
+                &self.next[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+            }
+            Some(Slot::Last(hi)) => std::slice::from_ref(&self.host_link[hi]),
+            Some(Slot::Own) | None => &[],
         }
     }
 
     /// Links on a shortest path from `node` to host `host`, or `None` if it
     /// cannot reach `host` (or `host` is not a host). `Some(0)` for
     /// `node == host`.
-    #[inline]
     pub fn distance(&self, node: NodeId, host: NodeId) -> Option<u32> {
-        let d = self.dist[self.slot(node, host)?];
-        (d != NONE).then_some(d)
+        match self.slot(node, host)? {
+            Slot::Own => Some(0),
+            Slot::Last(_) => Some(1),
+            Slot::Table(i) => {
+                let d = self.dist[i];
+                (d != NONE).then_some(d + 1)
+            }
+        }
     }
 
     /// Links on a shortest path from `src` to host `dst`.
@@ -290,6 +359,100 @@ mod tests {
         assert_eq!(r.next_hops(3, 1), &[3]);
         assert_eq!(r.next_hops(0, 1), &[0]);
         assert_eq!(r.hops(3, 1), 2);
+    }
+
+    /// The routes as one breadth-first search per host computes them (the
+    /// peer's `CalculateRoute`, and rdmasim's tables before they were kept
+    /// per attachment node): (distance, next hops) for every (node, host).
+    fn per_host_reference(t: &Topology) -> Vec<Vec<(Option<u32>, Vec<u32>)>> {
+        let adj = t.adjacency();
+        let n = t.kinds.len();
+        let is_switch = |x: NodeId| t.kinds[x as usize] == NodeKind::Switch;
+        let mut out = vec![Vec::new(); n];
+        for h in t.hosts() {
+            let mut dist = vec![NONE; n];
+            dist[h as usize] = 0;
+            let mut queue = vec![h];
+            let mut head = 0;
+            while head < queue.len() {
+                let u = queue[head];
+                head += 1;
+                for &l in adj.ports(u) {
+                    let v = adj.other_end(l, u);
+                    if dist[v as usize] == NONE {
+                        dist[v as usize] = dist[u as usize] + 1;
+                        if is_switch(v) {
+                            queue.push(v);
+                        }
+                    }
+                }
+            }
+            for u in 0..n as NodeId {
+                let d = dist[u as usize];
+                let next = if u == h || d == NONE {
+                    Vec::new()
+                } else {
+                    adj.ports(u)
+                        .iter()
+                        .copied()
+                        .filter(|&l| {
+                            let v = adj.other_end(l, u);
+                            let dv = dist[v as usize];
+                            (v == h || is_switch(v)) && dv != NONE && dv + 1 == d
+                        })
+                        .collect()
+                };
+                out[u as usize].push(((d != NONE).then_some(d), next));
+            }
+        }
+        out
+    }
+
+    /// Tables kept per attachment node give every (node, host) route that a
+    /// search per host gives: trees, parallel long links, relays, a
+    /// dumbbell, a star, two hosts joined directly, and a network with a
+    /// host link and a core link taken out (as after link failures).
+    #[test]
+    fn routes_per_attachment_node_equal_routes_per_host() {
+        let r100 = Rate::gbps(100);
+        let us = Delta::from_us(1);
+        let mut failed = crate::fat_tree(4, r100, r100, us).unwrap();
+        failed.links.remove(3); // host 3's link
+        let core = failed.links.len() - 1;
+        failed.links.remove(core);
+        let two = Topology {
+            kinds: vec![NodeKind::Host, NodeKind::Host],
+            links: vec![LinkSpec::new(0, 1, r100, us)],
+        };
+        let topos = [
+            peer_fat_tree(),
+            crate::fat_tree(4, r100, Rate::gbps(400), us).unwrap(),
+            crate::leaf_spine(3, 2, 4, r100, 2.0, us).unwrap(),
+            dumbbell(3, 2, r100, Rate::gbps(10), us).unwrap(),
+            star(5, r100, us).unwrap(),
+            crate::cross_dc(crate::CrossDcSpec {
+                long_links: 2,
+                relays: true,
+                ..crate::CrossDcSpec::SWING
+            })
+            .unwrap(),
+            failed,
+            two,
+        ];
+        for t in &topos {
+            let r = Routes::compute(t);
+            let want = per_host_reference(t);
+            for (u, row) in want.iter().enumerate() {
+                for (hi, (d, next)) in row.iter().enumerate() {
+                    let h = t.hosts()[hi];
+                    let u = u as NodeId;
+                    assert_eq!(r.distance(u, h), *d, "distance {u} -> {h}");
+                    assert_eq!(r.next_hops(u, h), next.as_slice(), "next hops {u} -> {h}");
+                }
+            }
+        }
+        // The peer's tree: one column per ToR.
+        assert_eq!(Routes::compute(&peer_fat_tree()).group_node.len(), 20);
     }
 
     #[test]
