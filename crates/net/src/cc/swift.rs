@@ -129,15 +129,19 @@ impl CongestionControl for Swift {
 mod tests {
     use super::*;
 
-    fn swift() -> Swift {
-        let env = CcEnv {
+    /// A 100 Gb/s NIC with a 10 µs base RTT.
+    fn env() -> CcEnv {
+        CcEnv {
             line_rate: Rate::gbps(100),
             base_rtt: Delta::from_us(10),
             bdp: 125_000,
             mtu: 1000,
             rng_seed: 0,
-        };
-        Swift::new(SwiftConfig::default(), &env)
+        }
+    }
+
+    fn swift() -> Swift {
+        Swift::new(SwiftConfig::default(), &env())
     }
 
     fn ack(rtt_us: u64, acked: u64) -> AckSample<'static> {
@@ -184,19 +188,12 @@ mod tests {
 
     #[test]
     fn a_cwnd_min_above_the_default_cwnd_max_acts_as_cwnd_max() {
-        let env = CcEnv {
-            line_rate: Rate::gbps(100),
-            base_rtt: Delta::from_us(10),
-            bdp: 125_000,
-            mtu: 1000,
-            rng_seed: 0,
-        };
         // The default cwnd_max is 100 Gb/s × 50 µs = 625 kB.
         let cfg = SwiftConfig {
             cwnd_min: Some(700_000),
             ..SwiftConfig::default()
         };
-        let mut s = Swift::new(cfg, &env);
+        let mut s = Swift::new(cfg, &env());
         let mut t = TimerRequests::default();
         s.on_ack(Time::from_ns(1000), &ack(100, 1000), &mut t);
         assert_eq!(s.cwnd(), 625_000.0);
