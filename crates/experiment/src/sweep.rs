@@ -380,6 +380,22 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
             format!("cannot read '{}': {e}", base.display()),
         )
     })?;
+    // A sweep file given as the base: say so here, rather than let each
+    // run trip over its `base` key as an unknown section.
+    if let Ok(t) = base_text.parse::<toml::Table>() {
+        if t.contains_key("base") {
+            return Err(input_err(
+                file,
+                at("base"),
+                "base",
+                format!(
+                    "'{}' is a sweep file (it sets base); the base must be an experiment \
+                     config, such as that sweep's own base",
+                    base.display()
+                ),
+            ));
+        }
+    }
     let mut axes: Vec<Axis> = axes.into_values().collect();
     if !variants.is_empty() {
         // The variant is the first, slowest axis.
@@ -1344,6 +1360,23 @@ kmax = "400KB"
         .unwrap_err()
         .to_string();
         assert!(e.starts_with("s.toml:2: bogus: unknown key"), "{e}");
+
+        // A sweep file as the base: named as such at the base line.
+        let dir = std::env::temp_dir().join(format!("rdmasim-sweep-base-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("inner.toml"), "base = \"base.toml\"\n[axes]\n").unwrap();
+        let e = parse_sweep(
+            "name = \"t\"\nbase = \"inner.toml\"\n[axes]\n\"run.seed\" = [1]\n",
+            "s.toml",
+            &dir,
+        )
+        .unwrap_err()
+        .to_string();
+        fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            e.starts_with("s.toml:2: base: ") && e.contains("is a sweep file"),
+            "{e}"
+        );
     }
 
     #[test]
