@@ -3,10 +3,12 @@
 //! This crate knows nothing about networks. It provides integer picosecond
 //! [`Time`], physical units with parsers for written-out strings ([`units`]),
 //! a deterministic [`EventQueue`] whose ties pop in insertion order, per-entity
-//! random streams ([`Rng`]), and the [`InputError`] every loader returns.
+//! random streams ([`Rng`]), the [`InputError`] every loader returns, and the
+//! bounded reader of input files ([`input`]).
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 mod error;
+pub mod input;
 mod queue;
 mod rng;
 mod time;

@@ -772,7 +772,7 @@ pub struct OutputSection {
 
 /// Read and parse a config file. Errors name `path` as written.
 pub fn load_config(path: &Path) -> Result<Config, ExperimentError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ExperimentError::io(path, e))?;
+    let text = engine::input::read_text(path).map_err(|e| ExperimentError::io(path, e))?;
     parse_config(&text, &path.display().to_string())
 }
 
@@ -959,7 +959,7 @@ impl Ctx<'_> {
     fn read(&self, path: &str, rel: &str, what: &str) -> R<(String, String)> {
         let p = self.resolve(rel);
         let name = p.display().to_string();
-        std::fs::read_to_string(&p)
+        engine::input::read_text(&p)
             .map(|t| (t, name.clone()))
             .map_err(|e| self.err(path, format!("cannot read the {what} '{name}': {e}")))
     }

@@ -46,7 +46,7 @@ struct Line<'a> {
 /// Parse the peer config at `path` and the topology and flow files it names.
 pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = engine::input::read_text(path).map_err(|e| {
         ExperimentError::Input(InputError::at(&file, None, "", format!("cannot read: {e}")))
     })?;
     let lines: Vec<Line> = text
@@ -437,7 +437,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     // key that gave the path (relative to the working directory, as the
     // peer takes it).
     let read = |path: &Path, line: usize, key: &str| {
-        std::fs::read_to_string(path).map_err(|e| {
+        engine::input::read_text(path).map_err(|e| {
             ExperimentError::Input(InputError::at(
                 &file,
                 Some(line),

@@ -176,7 +176,7 @@ fn input_err(
 
 /// Read and check a sweep file and its base config's text.
 pub fn load_sweep(path: &Path) -> Result<Sweep, ExperimentError> {
-    let text = fs::read_to_string(path).map_err(|e| ExperimentError::io(path, e))?;
+    let text = engine::input::read_text(path).map_err(|e| ExperimentError::io(path, e))?;
     parse_sweep(&text, &path.display().to_string(), &config::base_dir(path))
 }
 
@@ -372,7 +372,7 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
         })?;
     }
     let base = dir.join(&base_rel);
-    let base_text = fs::read_to_string(&base).map_err(|e| {
+    let base_text = engine::input::read_text(&base).map_err(|e| {
         input_err(
             file,
             at("base"),

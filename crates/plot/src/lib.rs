@@ -441,7 +441,7 @@ pub fn bifrost(
     } else {
         run.to_path_buf()
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let text = engine::input::read_text(&path).map_err(|e| {
         input(
             "RUN_DIR",
             format!(

@@ -231,7 +231,7 @@ fn id_range(n: u32) -> String {
 /// the file as `path` is written.
 pub fn load_peer_topology(path: &Path) -> Result<Topology, InputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = engine::input::read_text(path).map_err(|e| {
         InputError::at(
             file.as_str(),
             None,

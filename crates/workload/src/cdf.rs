@@ -290,7 +290,7 @@ fn parse_non_negative(tok: &str) -> Result<f64, String> {
 pub fn load_cdf(path: impl AsRef<Path>) -> Result<SizeCdf, InputError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let text = engine::input::read_text(path)
         .map_err(|e| InputError::at(&name, None, "", format!("cannot read CDF file: {e}")))?;
     parse_cdf(&text, &name)
 }

@@ -211,7 +211,7 @@ pub fn load_peer_flows_with_lines(
 ) -> Result<(Vec<FlowSpec>, Vec<usize>), InputError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let text = engine::input::read_text(path)
         .map_err(|e| InputError::at(&name, None, "", format!("cannot read flow file: {e}")))?;
     parse_peer_flows_with_lines(&text, &name)
 }
