@@ -2569,6 +2569,18 @@ dport = 300
             e,
             "t.toml:6: topology.kind: the topology has 65537 switches; rdmasim supports at most 65534"
         );
+        // Too many nodes: the error names the size key to lower.
+        let e = err_of(&SMALL.replace(
+            "kind = \"star\"\nhosts = 4",
+            "kind = \"fat_tree\"\nk = 2000",
+        ));
+        assert!(
+            e.starts_with("t.toml:7: topology.k: 2005000000 nodes is too many")
+                && e.ends_with("lower k"),
+            "{e}"
+        );
+        let e = err_of(&SMALL.replace("hosts = 4", "hosts = 20000000"));
+        assert!(e.starts_with("t.toml:7: topology.hosts: "), "{e}");
         let e = err_of(&SMALL.replace("kind = \"star\"", "kind = \"ring\""));
         assert!(
             e.starts_with("t.toml:6: topology.kind: unknown value \"ring\""),

@@ -25,11 +25,14 @@ fn positive_rate(what: &str, name: &str, r: Rate) -> Result<(), String> {
     }
 }
 
-fn node_count(what: &str, parts: &[u64]) -> Result<u32, String> {
+/// The sum of `parts`, the node count of a `what` topology, if it is at
+/// most [`MAX_NODES`]; otherwise an error that says which of the
+/// builder's keys to `lower` (so that a config's error names the key).
+fn node_count(what: &str, parts: &[u64], lower: &str) -> Result<u32, String> {
     let total: u64 = parts.iter().sum();
     if total > MAX_NODES {
         Err(format!(
-            "{what}: {total} nodes is too many (at most {MAX_NODES})"
+            "{what}: {total} nodes is too many (at most {MAX_NODES}); lower {lower}"
         ))
     } else {
         Ok(total as u32)
@@ -113,7 +116,11 @@ pub fn clos(s: ClosSpec) -> Result<Topology, String> {
     if hosts < 2 {
         return Err(format!("{W}: the tree has 1 host; it needs at least 2"));
     }
-    let total = node_count(W, &[hosts, tors, aggs, s.cores as u64])?;
+    let total = node_count(
+        W,
+        &[hosts, tors, aggs, s.cores as u64],
+        "pods, tors_per_pod, aggs_per_pod, hosts_per_tor or cores",
+    )?;
     let (hosts, tors, aggs) = (hosts as u32, tors as u32, aggs as u32);
     let tor0 = hosts;
     let agg0 = tor0 + tors;
@@ -163,6 +170,13 @@ pub fn fat_tree(
     if k < 2 || !k.is_multiple_of(2) {
         return Err(format!("fat_tree: k must be even and at least 2 (got {k})"));
     }
+    // Its own count first: the error then names k, not clos's keys.
+    let (k64, h64) = (u64::from(k), u64::from(k / 2));
+    node_count(
+        "fat_tree",
+        &[k64 * h64 * h64, k64 * h64, k64 * h64, h64 * h64],
+        "k",
+    )?;
     let h = k / 2;
     clos(ClosSpec {
         pods: k,
@@ -215,7 +229,11 @@ pub fn leaf_spine(
     if hosts < 2 {
         return Err(format!("{W}: the fabric has 1 host; it needs at least 2"));
     }
-    let total = node_count(W, &[hosts, leaves as u64, spines as u64])?;
+    let total = node_count(
+        W,
+        &[hosts, leaves as u64, spines as u64],
+        "leaves, spines or hosts_per_leaf",
+    )?;
     let down = hosts_per_leaf as f64 * host_rate.bps() as f64;
     let up = (down / (spines as f64 * oversubscription)).round();
     if up < 1.0 || up >= u64::MAX as f64 {
@@ -254,7 +272,7 @@ pub fn star(hosts: u32, rate: Rate, delay: Delta) -> Result<Topology, String> {
         return Err(format!("star: hosts must be at least 2 (got {hosts})"));
     }
     positive_rate("star", "rate", rate)?;
-    let total = node_count("star", &[hosts as u64, 1])?;
+    let total = node_count("star", &[hosts as u64, 1], "hosts")?;
     let sw: NodeId = hosts;
     Ok(Topology {
         kinds: kinds(hosts, total),
@@ -280,7 +298,7 @@ pub fn dumbbell(
     positive_rate(W, "host_rate", host_rate)?;
     positive_rate(W, "bottleneck_rate", bottleneck_rate)?;
     let hosts = left_hosts as u64 + right_hosts as u64;
-    let total = node_count(W, &[hosts, 2])?;
+    let total = node_count(W, &[hosts, 2], "left or right")?;
     let hosts = hosts as u32;
     let (sa, sb) = (hosts, hosts + 1);
     let mut links: Vec<LinkSpec> = (0..hosts)
