@@ -687,6 +687,14 @@ impl Simulation {
             ideal_fct_ns.push(rtt + (total as u128 * 8_000_000_000 / bw as u128) as u64);
             pair_rtt_bw.push((rtt, bw));
         }
+        {
+            let rtts: Vec<u64> = pair_rtt_bw.iter().map(|&(rtt, _)| rtt).collect();
+            warnings.extend(crate::transport::short_timeout_warnings(
+                &cfg.nic.transport,
+                cfg.nic.rto,
+                &rtts,
+            ));
+        }
         let needs_env = !matches!(
             cfg.cc,
             crate::cc::CcConfig::None | crate::cc::CcConfig::Dcqcn(_)

@@ -412,6 +412,9 @@ fn bifrost_carries_a_cross_dc_burst() {
         stop_time: Some(ms(60)),
         ..NetConfig::default()
     };
+    // Lossless, and the base round trip is 6 ms: no retransmission
+    // timeout (the default 1 ms would fire before any ACK could come).
+    cfg.nic.rto = None;
     for link in layout.long_link_range() {
         for at_b in [false, true] {
             cfg.ports.push(PortRule {
