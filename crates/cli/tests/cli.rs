@@ -316,6 +316,37 @@ fn irn_run_under_loss_finishes_and_is_deterministic() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A timeout shorter than the flows' base round trip (2 × 2 µs of
+/// propagation on the star): the run goes on, and its end says why it
+/// timed out, on stderr and in summary.json.
+#[test]
+fn a_timeout_below_the_base_round_trip_is_noted() {
+    let dir = workdir("short-rto");
+    let cfg = SMALL.to_string() + "\n[nic]\nrto = \"3us\"\n";
+    fs::write(dir.join("cfg.toml"), &cfg).unwrap();
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "a"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let stderr = text(&o.stderr);
+    let note = "[nic] rto = 3us is not longer than the base round trip of";
+    assert!(
+        stderr.contains(&format!("rdmasim: note: {note}")),
+        "{stderr}"
+    );
+    let summary = fs::read_to_string(dir.join("a/summary.json")).unwrap();
+    assert!(
+        summary.contains("\"notes\": [") && summary.contains(note),
+        "{summary}"
+    );
+    // The default 1 ms waits for every flow: no note.
+    fs::write(dir.join("ok.toml"), SMALL).unwrap();
+    let o = rdmasim(&dir, &["run", "ok.toml", "--out", "b"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("note:"), "{}", text(&o.stderr));
+    let summary = fs::read_to_string(dir.join("b/summary.json")).unwrap();
+    assert!(!summary.contains("\"notes\""), "{summary}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn zero_rate() {
     let cfg = SMALL.replace("rate = \"100Gbps\"", "rate = \"0Gbps\"");

@@ -103,6 +103,10 @@ pub struct Summary {
     pub counters: Counters,
     /// What the simulation cost.
     pub engine: EngineStats,
+    /// The run's notes ([`RunReport::notes`]), which the CLI prints at its
+    /// end. Not written when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Flow counts of a run.
@@ -254,7 +258,7 @@ pub fn run_scenario(
     }
 
     let records = flow_records(&results);
-    let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s);
+    let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);
     let invariant_failures = invariants(&s.net, &results, &summary, n_flows);
 
     if let Some(dir) = out_dir {
@@ -336,6 +340,7 @@ fn summarize(
     records: &[FlowRecord],
     wall: Duration,
     cpu_s: f64,
+    notes: &[String],
 ) -> Summary {
     let total = records.len() as u64;
     let finished = records.iter().filter(|r| r.is_finished()).count() as u64;
@@ -396,6 +401,7 @@ fn summarize(
             packet_hops_per_s: per_second(results.packet_hops, wall),
             peak_rss_mb: procstat::peak_rss_mb(),
         },
+        notes: notes.to_vec(),
     }
 }
 
