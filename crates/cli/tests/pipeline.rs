@@ -198,6 +198,19 @@ fn a_killed_sweep_resumes_without_running_anything_twice() {
         "{index}"
     );
     assert!(lines[1..].iter().all(|l| l.contains(",ok,")), "{index}");
+    assert!(
+        lines[0]
+            .ends_with(",ecn_marks,retransmitted_bytes,timeouts,events,sim_time_ns,wall_s,notes"),
+        "{index}"
+    );
+    // Lossless runs with the default timeout: nothing resent, no note.
+    assert!(
+        lines[1..].iter().all(|l| {
+            let from_end: Vec<&str> = l.rsplit(',').take(6).collect();
+            from_end[0] == "0" && from_end[4] == "0" && from_end[5] == "0"
+        }),
+        "{index}"
+    );
 
     // A third start has nothing to do.
     let out = rdmasim(&dir, &["sweep", "grid.toml", "--quiet"]);

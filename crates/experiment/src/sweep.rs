@@ -1070,7 +1070,7 @@ fn csv_field(s: &str) -> String {
 
 /// Columns of `index.csv` after the axis values, and where each is found
 /// in `summary.json`.
-const INDEX_COLUMNS: [(&str, &[&str]); 14] = [
+const INDEX_COLUMNS: [(&str, &[&str]); 16] = [
     ("flows", &["flows", "total"]),
     ("finished", &["flows", "finished"]),
     ("unfinished", &["flows", "unfinished"]),
@@ -1082,6 +1082,8 @@ const INDEX_COLUMNS: [(&str, &[&str]); 14] = [
     ("pause_frames", &["counters", "pause_frames"]),
     ("paused_ns", &["counters", "paused_ns"]),
     ("ecn_marks", &["counters", "ecn_marks"]),
+    ("retransmitted_bytes", &["counters", "retransmitted_bytes"]),
+    ("timeouts", &["counters", "timeouts"]),
     ("events", &["engine", "events"]),
     ("sim_time_ns", &["engine", "sim_time_ns"]),
     ("wall_s", &["engine", "wall_s"]),
@@ -1113,7 +1115,8 @@ fn summary_value(v: &serde_json::Value, path: &[&str]) -> String {
 }
 
 /// Write `index.csv`: `run`, one column per axis, `status`, then
-/// [`INDEX_COLUMNS`] from each run's `summary.json`.
+/// [`INDEX_COLUMNS`] from each run's `summary.json`, then `notes`, how many
+/// notes the run's summary has (its `notes` say what they are).
 fn write_index(
     dir: &Path,
     sweep: &Sweep,
@@ -1130,7 +1133,7 @@ fn write_index(
         s.push(',');
         s.push_str(c);
     }
-    s.push('\n');
+    s.push_str(",notes\n");
     for (r, (_, st)) in runs.iter().zip(status) {
         s.push_str(&csv_field(&r.name));
         for (_, v) in &r.values {
@@ -1163,6 +1166,14 @@ fn write_index(
             if let Some(v) = &summary {
                 s.push_str(&summary_value(v, path));
             }
+        }
+        s.push(',');
+        if let Some(v) = &summary {
+            let n = v
+                .get("notes")
+                .and_then(|n| n.as_array())
+                .map_or(0, Vec::len);
+            s.push_str(&n.to_string());
         }
         s.push('\n');
     }
