@@ -1,7 +1,7 @@
 //! Reading an input file whole, with a bound on its size.
 //!
-//! rdmasim reads each input (config, topology, flow, CDF, sweep and
-//! analysis files) into memory before it parses it. Without a bound, a
+//! rdmasim reads each input (config, topology, flow, CDF and sweep
+//! files) into memory before it parses it. Without a bound, a
 //! path that names something endless (`/dev/zero`, a pipe that never
 //! closes) or a huge file by mistake grows memory until the process is
 //! killed; with one, the loader gets an error that its caller turns into

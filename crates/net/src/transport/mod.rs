@@ -30,15 +30,13 @@ pub fn short_timeout_warnings(
             .copied()
             .filter(|&rtt| rtt.saturating_mul(1000) >= timeout.ps())
             .collect();
-        let longest = hit.iter().copied().max()?;
+        let longest = engine::Delta(hit.iter().copied().max()? * 1000);
         Some(format!(
             "{what} = {timeout} is not longer than the base round trip of {} of the {} \
-             flows (the longest: {}): {effect} before its first ACK can arrive; \
-             give a timeout above {}",
+             flows (the longest: {longest}): {effect} before its first ACK can arrive; \
+             give a timeout above {longest}",
             hit.len(),
             rtts_ns.len(),
-            engine::Delta(longest * 1000),
-            engine::Delta(longest * 1000),
         ))
     };
     match transport {
@@ -98,7 +96,8 @@ mod tests {
     #[test]
     fn a_timeout_at_or_below_a_base_round_trip_is_named_with_its_flows() {
         let rtts = [12_720, 800_000, 400_000];
-        // Go-back-N: 1 ms waits for every flow; 500 us does not for one.
+        // Go-back-N: 1 ms waits for every flow; 400 us does not for two
+        // (one's round trip is exactly 400 us).
         assert!(
             short_timeout_warnings(&Transport::GoBackN, Some(Delta::from_ms(1)), &rtts).is_empty()
         );
