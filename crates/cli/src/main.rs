@@ -114,6 +114,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let opts = RunOptions {
                 progress: true,
                 quiet,
+                print_notes: true,
                 config_toml: None,
                 timeseries: None,
             };
@@ -164,6 +165,7 @@ fn run_toml(
     let opts = RunOptions {
         progress: true,
         quiet,
+        print_notes: true,
         config_toml: Some(text),
         timeseries,
     };
@@ -171,12 +173,10 @@ fn run_toml(
     finish(&report)
 }
 
-/// Print the summary and the warnings; the exit code.
+/// Print the summary and the warnings (the run printed its notes as it
+/// found them); the exit code.
 fn finish(report: &RunReport) -> Result<u8, Failure> {
     print_summary(report)?;
-    for n in &report.notes {
-        eprintln!("rdmasim: note: {n}");
-    }
     for w in &report.invariant_failures {
         eprintln!("rdmasim: warning: {w}");
     }

@@ -317,21 +317,34 @@ fn irn_run_under_loss_finishes_and_is_deterministic() {
 }
 
 /// A timeout shorter than the flows' base round trip (2 × 2 µs of
-/// propagation on the star): the run goes on, and its end says why it
-/// timed out, on stderr and in summary.json.
+/// propagation on the star): the run goes on, says why it will time out
+/// before it starts (ahead of the summary, in one stream of stdout and
+/// stderr together), and keeps the note in summary.json.
 #[test]
 fn a_timeout_below_the_base_round_trip_is_noted() {
     let dir = workdir("short-rto");
     let cfg = SMALL.to_string() + "\n[nic]\nrto = \"3us\"\n";
     fs::write(dir.join("cfg.toml"), &cfg).unwrap();
-    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "a"]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
-    let stderr = text(&o.stderr);
+    // Both streams into one file description, so the file keeps the order
+    // of the writes.
+    let both = fs::File::create(dir.join("both.txt")).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(["run", "cfg.toml", "--out", "a"])
+        .current_dir(&dir)
+        .stdout(both.try_clone().unwrap())
+        .stderr(both)
+        .status()
+        .unwrap();
+    let out = fs::read_to_string(dir.join("both.txt")).unwrap();
+    assert_eq!(status.code(), Some(0), "{out}");
     let note = "[nic] rto = 3us is not longer than the base round trip of";
+    let at_note = out.find(&format!("rdmasim: note: {note}"));
+    let at_summary = out.find("small: seed");
     assert!(
-        stderr.contains(&format!("rdmasim: note: {note}")),
-        "{stderr}"
+        at_note.is_some() && at_summary.is_some() && at_note < at_summary,
+        "the note comes before the summary:\n{out}"
     );
+    assert_eq!(out.matches(note).count(), 1, "printed once:\n{out}");
     let summary = fs::read_to_string(dir.join("a/summary.json")).unwrap();
     assert!(
         summary.contains("\"notes\": [") && summary.contains(note),

@@ -56,6 +56,12 @@ pub struct RunOptions {
     pub progress: bool,
     /// Print nothing while running (overrides `progress`).
     pub quiet: bool,
+    /// Print each note on stderr (`rdmasim: note: …`) as soon as it is
+    /// known: those found while building (a timeout shorter than a round
+    /// trip, a Bifrost headroom below its bound) before the run starts,
+    /// so that a long run can be stopped and fixed at once, and the rest
+    /// at its end. All of them are in [`RunReport::notes`] either way.
+    pub print_notes: bool,
     /// Text of the TOML config the scenario came from, written to the run
     /// directory as `config.toml`.
     pub config_toml: Option<String>,
@@ -103,8 +109,8 @@ pub struct Summary {
     pub counters: Counters,
     /// What the simulation cost.
     pub engine: EngineStats,
-    /// The run's notes ([`RunReport::notes`]), which the CLI prints at its
-    /// end. Not written when there are none.
+    /// The run's notes ([`RunReport::notes`]), which the CLI prints as it
+    /// finds them. Not written when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
@@ -222,6 +228,26 @@ pub fn run_scenario(
         })?;
     }
 
+    let mut notes: Vec<String> = sim.warnings().to_vec();
+    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
+        // Allowed (an experiment may want it), but IRN is designed to make
+        // PFC unnecessary (`specs/seed-001-swing.md` §2.2).
+        notes.push(
+            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
+             set enabled = false or leave it out"
+                .to_string(),
+        );
+    }
+    let print_notes = |notes: &[String]| {
+        if opts.print_notes {
+            for n in notes {
+                eprintln!("rdmasim: note: {n}");
+            }
+        }
+    };
+    print_notes(&notes);
+    let notes_before_run = notes.len();
+
     let show = opts.progress && !opts.quiet && std::io::stderr().is_terminal();
     let cpu0 = procstat::cpu_seconds();
     let wall0 = Instant::now();
@@ -239,23 +265,14 @@ pub fn run_scenario(
     for (node, port, h, trace) in sim.bifrost_traces() {
         output::append_bifrost_trace(&mut bifrost_csv, node, port, h, trace);
     }
-    let mut notes: Vec<String> = sim.warnings().to_vec();
     drop(sim);
-    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
-        // Allowed (an experiment may want it), but IRN is designed to make
-        // PFC unnecessary (`specs/seed-001-swing.md` §2.2).
-        notes.push(
-            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
-             set enabled = false or leave it out"
-                .to_string(),
-        );
-    }
     if let Some(t) = timeseries.as_ref().and_then(|ts| ts.truncated_at) {
         notes.push(format!(
             "the time series stopped at {} on reaching [timeseries] max_mb",
             output::fmt_time(t)
         ));
     }
+    print_notes(&notes[notes_before_run..]);
 
     let records = flow_records(&results);
     let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);

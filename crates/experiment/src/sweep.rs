@@ -1046,6 +1046,7 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
         let opts = RunOptions {
             progress: false,
             quiet: true,
+            print_notes: false,
             config_toml: Some(r.config_toml.clone()),
             timeseries,
         };
