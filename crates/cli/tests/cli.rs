@@ -495,6 +495,49 @@ fn peer_files(dir: &Path, extra_keys: &str) {
     .unwrap();
 }
 
+/// A data frame larger than the whole switch buffer could never be
+/// admitted: refused, at the MTU's line, in both config formats. An MTU
+/// above a jumbo frame's runs, with a note on what it does to slowdowns.
+#[test]
+fn an_mtu_beyond_the_buffer_is_refused_and_beyond_jumbo_noted() {
+    let cfg = SMALL.to_string() + "\n[nic]\nmtu = \"40MB\"\n";
+    expect_input_error(
+        "mtu-buffer",
+        &cfg,
+        &[],
+        ("cfg.toml", line_of(&cfg, "mtu"), "nic.mtu"),
+    );
+    let dir = workdir("mtu-peer");
+    // The peer files' buffer is 4 MB.
+    peer_files(&dir, "PACKET_PAYLOAD_SIZE 5000000\n");
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+    let line = cfg.lines().count();
+    assert!(
+        err.starts_with(&format!(
+            "rdmasim: config.txt:{line}: PACKET_PAYLOAD_SIZE: "
+        )),
+        "{err}"
+    );
+    assert!(err.contains("larger than the whole switch buffer"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+
+    let dir = workdir("mtu-jumbo");
+    let note = "[nic] mtu = 16384 B is larger than an Ethernet jumbo frame";
+    for (mtu, noted) in [("16KiB", true), ("9000B", false)] {
+        let cfg = SMALL.to_string() + &format!("\n[nic]\nmtu = \"{mtu}\"\n");
+        fs::write(dir.join("cfg.toml"), &cfg).unwrap();
+        let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "a"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert_eq!(err.contains(note), noted, "mtu {mtu}: {err}");
+        assert_eq!(err.contains("jumbo"), noted, "mtu {mtu}: {err}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn peer_config_runs_and_writes_the_peer_files() {
     let dir = workdir("hpcc");

@@ -10,6 +10,7 @@
 //! --defaults` ([`crate::defaults_toml`]) prints them all with their
 //! sources.
 
+use crate::defaults::fmt_bytes;
 use crate::locate::{self, At};
 use crate::{ExperimentError, Scenario};
 use engine::units::{parse_bytes, parse_delay_or_length, parse_rate, parse_time};
@@ -1080,6 +1081,14 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
     build_buffer(&cx, &doc.buffer, &mut net)?;
     build_ecn(&cx, &doc.ecn, &mut net)?;
     build_nic(&cx, &doc.nic, &mut net)?;
+    if let Some(msg) = frame_above_buffer(&net) {
+        let path = if doc.nic.mtu.is_some() {
+            "nic.mtu"
+        } else {
+            "buffer.size"
+        };
+        return Err(cx.err(path, msg));
+    }
     build_transport(&cx, doc, &mut net)?;
     build_ports(&cx, &doc.ports, &topo, layout.as_ref(), &mut net)?;
     // HPCC and DCTCP run with a BDP window scaled by rate, as the peer's
@@ -2278,6 +2287,23 @@ fn build_ecn(cx: &Ctx<'_>, s: &EcnSection, net: &mut NetConfig) -> R<()> {
     }
     net.ecn.thresholds = out;
     Ok(())
+}
+
+/// Why a full-size data frame could never enter a switch, if it could
+/// not: it is larger than the whole buffer, so the MMU would drop every
+/// one (and a lossless run would report drops it cannot avoid).
+pub(crate) fn frame_above_buffer(net: &NetConfig) -> Option<String> {
+    let frame = u64::from(net.nic.mtu_payload) + u64::from(net.nic.data_header);
+    (frame > net.buffer.size).then(|| {
+        format!(
+            "a full data frame ({} of payload + {} of headers) is larger than the whole switch \
+             buffer ({}): every full-size packet would be dropped; lower the MTU or raise the \
+             buffer",
+            fmt_bytes(u64::from(net.nic.mtu_payload)),
+            fmt_bytes(u64::from(net.nic.data_header)),
+            fmt_bytes(net.buffer.size),
+        )
+    })
 }
 
 fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<()> {

@@ -366,6 +366,17 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     if !unknown.is_empty() {
         unsupported.push(format!("unknown keys: {}", unknown.join(", ")));
     }
+    if let Some(msg) = crate::config::frame_above_buffer(&net) {
+        // Named at the payload size, or else at the buffer size, that the
+        // config gives (the other is the peer's default).
+        let at = ["PACKET_PAYLOAD_SIZE", "BUFFER_SIZE"]
+            .iter()
+            .find_map(|k| lines.iter().rev().find(|l| l.key == *k));
+        return Err(match at {
+            Some(l) => err(l, msg),
+            None => ExperimentError::Input(InputError::at(&file, None, "", msg)),
+        });
+    }
     let missing = |k: &str| {
         ExperimentError::Input(InputError::at(
             &file,
