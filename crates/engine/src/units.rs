@@ -120,22 +120,38 @@ fn split_number(s: &str) -> Result<(f64, &str), String> {
     Ok((v, unit.trim()))
 }
 
-/// Parse a rate: `100Gbps`, `100Gb/s`, `20Mb/s`, `1.5Tbps`, `400G`, or a bare
-/// number of bits per second. Must be positive.
+/// Parse a rate: `100Gbps`, `100Gb/s`, `20Mb/s`, `1.5Tbps`, `400G`, or in
+/// bytes per second `12.5GBps`, `12.5GB/s`. Must be positive and have a
+/// unit.
+///
+/// As in ns-3's `DataRate`, whose strings the peer's files hold, a lower
+/// case `b` counts bits and an upper case `B` bytes; the prefix (`k`, `M`,
+/// `G`, `T`) may be either case, and a prefix alone means bits. A bare
+/// number is refused: ns-3 would read it as bits per second, which no one
+/// writing `100` for a link means.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let (v, unit) = split_number(s)?;
-    let mult = match unit.to_ascii_lowercase().as_str() {
-        "" | "bps" | "b/s" => 1.0,
-        "kbps" | "kb/s" | "k" => 1e3,
-        "mbps" | "mb/s" | "m" => 1e6,
-        "gbps" | "gb/s" | "g" => 1e9,
-        "tbps" | "tb/s" | "t" => 1e12,
+    let mut chars = unit.chars();
+    let (scale, per_second) = match chars.next().map(|c| c.to_ascii_lowercase()) {
+        Some('k') => (1e3, chars.as_str()),
+        Some('m') => (1e6, chars.as_str()),
+        Some('g') => (1e9, chars.as_str()),
+        Some('t') => (1e12, chars.as_str()),
+        _ => (1.0, unit),
+    };
+    let bits_per = match per_second {
+        "bps" | "b/s" => 1.0,
+        "Bps" | "B/s" => 8.0,
+        "" if scale > 1.0 => 1.0,
+        "" => return Err(format!("rate '{s}' needs a unit (e.g. \"100Gbps\")")),
         _ => {
             return Err(format!(
-                "unknown rate unit in '{s}' (write e.g. \"100Gbps\", \"20Mbps\")"
+                "unknown rate unit in '{s}' (write e.g. \"100Gbps\", \"20Mb/s\", or \"12.5GBps\" \
+                 for bytes per second)"
             ))
         }
     };
+    let mult = scale * bits_per;
     let bps = (v * mult).round();
     if bps <= 0.0 {
         return Err(format!("rate '{s}' must be greater than zero"));
@@ -147,6 +163,16 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         ));
     }
     Ok(Rate(bps as u64))
+}
+
+/// [`parse_rate`], where a bare number counts bits per second: the rates
+/// of the peer config's `KMAX_MAP`, `KMIN_MAP` and `PMAX_MAP`, which its
+/// scripts write as `100000000000`.
+pub fn parse_rate_or_bps(s: &str) -> Result<Rate, String> {
+    match split_number(s) {
+        Ok((_, "")) => parse_rate(&format!("{}bps", s.trim())),
+        _ => parse_rate(s),
+    }
 }
 
 /// Parse a duration: `1us`, `1000ns`, `0.001ms`, `2s`, `500ps`.
@@ -269,6 +295,21 @@ mod tests {
         assert!(parse_rate("-5Gbps").is_err());
         assert!(parse_rate("fast").is_err());
         assert!(parse_rate("10furlongs").is_err());
+        // ns-3's `DataRate`: `B` is bytes, `b` bits, the prefix either case.
+        assert_eq!(parse_rate("12.5GBps").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("12.5GB/s").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("100gbps").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("125kBps").unwrap(), Rate::mbps(1));
+        assert_eq!(parse_rate("8bps").unwrap(), parse_rate("1Bps").unwrap());
+        assert!(parse_rate("100GBPS")
+            .unwrap_err()
+            .contains("unknown rate unit"));
+        // A bare number is not taken as bits per second, except where the
+        // peer writes one.
+        assert!(parse_rate("100").unwrap_err().contains("needs a unit"));
+        assert_eq!(parse_rate_or_bps("100000000000").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate_or_bps("25Gbps").unwrap(), Rate::gbps(25));
+        assert!(parse_rate_or_bps("0").is_err());
     }
 
     #[test]

@@ -68,7 +68,8 @@ pub fn defaults_toml() -> String {
     let _ = write!(
         s,
         r#"# rdmasim configuration: every key with its default.
-# Units are written out as strings: rates "100Gbps", durations "1us",
+# Units are written out as strings: rates "100Gbps" (bits; "12.5GBps" is
+# bytes per second, as in ns-3), durations "1us",
 # sizes "32MiB" ("KB"/"MB" are decimal, "KiB"/"MiB" binary), and link
 # delays either as durations or as fibre lengths ("80km", 5 us/km).
 # Comments give each default's source: the peer simulator's spec

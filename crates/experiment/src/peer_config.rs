@@ -7,7 +7,7 @@
 //! peer itself reads but does not use in the chosen mode are accepted.
 
 use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
-use engine::units::{input_ps, parse_rate, MAX_INPUT_PS, MAX_INPUT_TIME};
+use engine::units::{input_ps, parse_rate, parse_rate_or_bps, MAX_INPUT_PS, MAX_INPUT_TIME};
 use engine::{Delta, InputError, Rate, Time};
 use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, TimelyConfig};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
@@ -134,7 +134,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             .map(|i| {
                 let r = l.vals[1 + 2 * i];
                 let v = l.vals[2 + 2 * i];
-                let rate = parse_rate(r).map_err(|m| err(l, m))?;
+                let rate = parse_rate_or_bps(r).map_err(|m| err(l, m))?;
                 let v: f64 = v
                     .parse()
                     .ok()
