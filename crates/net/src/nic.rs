@@ -234,7 +234,9 @@ impl Simulation {
         qp.next_avail = now + rate.tx_time(u64::from(size));
         qp.last_size = size;
         let class = qp.pg as usize;
-        self.ports[port as usize].fc.on_send(now, class, size);
+        let p = &mut self.ports[port as usize];
+        p.fc.on_send(now, class, size);
+        p.c.tx_data += 1;
         if qp.irn.is_some() {
             self.irn_arm_rto(qp_id);
         } else if let Some(rto) = cfg.rto {

@@ -169,7 +169,7 @@ pub struct TxLogEntry {
 pub struct PortCounters {
     /// Bytes sent (all frames).
     pub tx_bytes: u64,
-    /// Data frames sent.
+    /// Data frames sent (a host's, retransmissions included).
     pub tx_data: u64,
     /// Highest egress queue occupancy in bytes.
     pub peak_queue: u64,

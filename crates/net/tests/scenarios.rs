@@ -53,6 +53,33 @@ fn lone_flow_finishes_at_its_ideal_fct() {
     }
 }
 
+/// Every port counts the data frames it sends, the senders' NICs as well
+/// as the switches: on a star, each sender's port sends its flow's
+/// packets, and the switch's port to the receiver all of them.
+#[test]
+fn ports_count_the_data_frames_they_send() {
+    let topo = topo::star(3, Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let sizes = [10_000u64, 25_500];
+    let flows = vec![
+        flow(0, 0, 2, sizes[0], Time::ZERO),
+        flow(1, 1, 2, sizes[1], Time::ZERO),
+    ];
+    let r = run(&topo, flows, NetConfig::default());
+    assert_eq!(r.drops(), 0);
+    let sent = |node: u32| -> u64 {
+        r.ports
+            .iter()
+            .filter(|p| p.node == node)
+            .map(|p| p.counters.tx_data)
+            .sum()
+    };
+    let packets = |size: u64| size.div_ceil(1000);
+    assert_eq!(sent(0), packets(sizes[0]));
+    assert_eq!(sent(1), packets(sizes[1]));
+    assert_eq!(sent(2), 0, "the receiver sends only ACKs");
+    assert_eq!(sent(3), packets(sizes[0]) + packets(sizes[1]));
+}
+
 /// Across the peer's fat tree the same holds over 6 hops of mixed speeds.
 #[test]
 fn lone_flow_across_the_fat_tree_matches_ideal() {
