@@ -153,11 +153,46 @@ fn unfinished_flows_fail_the_run_with_exit_code_1() {
     let err = text(&o.stderr);
     assert!(
         err.starts_with("rdmasim: warning: ")
-            && err.contains("did not finish before the run ended"),
+            && err.contains("did not finish by the stop time 20.0us"),
         "{err}"
     );
     // The outputs are still written.
     assert!(dir.join("out/flows.csv").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Flows that wait for something that never comes (losses with the
+/// retransmission timeout off) are reported as stalled, not as cut off.
+#[test]
+fn stalled_flows_are_told_apart_from_a_stop_time() {
+    let dir = workdir("stalled");
+    let cfg = SMALL.to_string()
+        + "\n[pfc]\nenabled = false\n[buffer]\nsize = \"100KB\"\n[nic]\nrto = \"off\"\n";
+    fs::write(dir.join("cfg.toml"), cfg).unwrap();
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(
+        err.contains("did not finish and nothing was left to happen after")
+            && err.contains("they stalled"),
+        "{err}"
+    );
+    assert!(!err.contains("stop time"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A workload that produces no flow (here: 1 ns of Poisson arrivals)
+/// fails the run instead of passing with nothing simulated.
+#[test]
+fn a_workload_without_flows_fails_the_run() {
+    let dir = workdir("no-flows");
+    let cfg = SMALL.replace("duration = \"200us\"", "duration = \"1ns\"");
+    assert_ne!(cfg, SMALL);
+    fs::write(dir.join("cfg.toml"), cfg).unwrap();
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(err.contains("the workload has no flows"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
 

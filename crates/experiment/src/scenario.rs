@@ -435,6 +435,13 @@ fn invariants(
     n_flows: usize,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    if n_flows == 0 {
+        out.push(
+            "the workload has no flows, so nothing was simulated (too low a load or too \
+             short a duration for one arrival?)"
+                .to_string(),
+        );
+    }
     let lossless = summary.counters.lossless_drops;
     if lossless > 0 {
         out.push(format!(
@@ -445,17 +452,23 @@ fn invariants(
     }
     let unfinished = summary.flows.unfinished;
     if unfinished > 0 {
-        // The results cannot tell a run cut off at its stop time from one
-        // whose flows stalled with nothing left to happen; say both times.
-        let stop = match net.stop_time {
-            Some(t) => format!("stop time {}", output::fmt_time(t)),
-            None => "no stop time".to_string(),
-        };
-        out.push(format!(
-            "{unfinished} of {} did not finish before the run ended at {} ({stop})",
-            plural(n_flows as u64 - summary.flows.endless, "flow", "flows"),
-            output::fmt_time(results.end_time),
-        ));
+        let of = plural(n_flows as u64 - summary.flows.endless, "flow", "flows");
+        let last = output::fmt_time(results.end_time);
+        out.push(match net.stop_time {
+            // Cut off: the flows were still going (or waiting on a timer
+            // due after the stop).
+            Some(t) if results.events_pending => format!(
+                "{unfinished} of {of} did not finish by the stop time {} (the last event \
+                 before it ran at {last})",
+                output::fmt_time(t)
+            ),
+            // Stalled: they wait on something that will never happen.
+            _ => format!(
+                "{unfinished} of {of} did not finish and nothing was left to happen after \
+                 {last}: they stalled (a loss with no retransmission timeout, or a pause \
+                 never resumed?)"
+            ),
+        });
     }
     out
 }

@@ -96,8 +96,11 @@ pub struct RunResults {
     pub events: u64,
     /// Frames delivered across a link (packet·hops).
     pub packet_hops: u64,
-    /// Simulated time at the end of the run.
+    /// Simulated time at the end of the run: of its last event.
     pub end_time: Time,
+    /// Whether events were still pending at the end (the run stopped at
+    /// its stop time); false when nothing was left to happen.
+    pub events_pending: bool,
     /// PFC frames received, if recording was on.
     pub pfc_log: Vec<PfcLogEntry>,
     /// The queue-length monitor's file (the peer's `QLEN_MON_FILE`), if on.
@@ -223,6 +226,7 @@ impl Simulation {
             events: self.events,
             packet_hops: self.packet_hops,
             end_time: now,
+            events_pending: !self.q.is_empty(),
             pfc_log: self.pfc_log.clone(),
             qlen_text: self.qlen_text().map(str::to_string),
         }
