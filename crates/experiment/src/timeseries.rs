@@ -100,8 +100,14 @@ pub fn build_timeseries(
         "timeseries.interval",
         t.interval.as_deref().unwrap_or(DEFAULT_INTERVAL),
     )?;
-    if interval == Delta::ZERO {
-        return Err(err(cfg, "timeseries.interval", "must be greater than zero"));
+    if interval < Delta::from_ns(1) {
+        // timeseries.csv counts time in whole ns: finer samples would share
+        // their time stamps.
+        return Err(err(
+            cfg,
+            "timeseries.interval",
+            "must be at least 1ns (timeseries.csv's time_ns counts whole nanoseconds)",
+        ));
     }
     let start = match &t.start {
         Some(v) => Time(time_key(cfg, "timeseries.start", v)?.ps()),
@@ -544,7 +550,18 @@ size = "100KB"
         let e = build("[timeseries]\ninterval = \"0us\"\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("timeseries.interval: must be greater"), "{e}");
+        assert!(
+            e.contains("timeseries.interval: must be at least 1ns"),
+            "{e}"
+        );
+        let e = build("[timeseries]\ninterval = \"999ps\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("timeseries.interval: must be at least 1ns"),
+            "{e}"
+        );
+        assert!(build("[timeseries]\ninterval = \"1ns\"\n").is_ok());
         let e = build("[timeseries]\nintervall = \"1us\"\n")
             .unwrap_err()
             .to_string();
