@@ -573,6 +573,27 @@ fn an_mtu_beyond_the_buffer_is_refused_and_beyond_jumbo_noted() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A buffer no larger than what its ports set aside (4 KiB reserve per
+/// port and 3 × rate × delay of headroom: 166,384 B on the 4-host star)
+/// leaves no shared pool: the run goes on, with a note.
+#[test]
+fn a_buffer_without_a_shared_pool_is_noted() {
+    let dir = workdir("no-pool");
+    for (size, noted) in [("100KB", true), ("166384B", true), ("166385B", false)] {
+        let cfg = SMALL.to_string() + &format!("\n[buffer]\nsize = \"{size}\"\n");
+        fs::write(dir.join("cfg.toml"), &cfg).unwrap();
+        let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "a", "-q"]);
+        let err = text(&o.stderr);
+        assert!(o.status.code() != Some(2), "{err}");
+        assert_eq!(
+            err.contains("that switch 4's ports set aside (reserves and headroom), so its shared pool is empty"),
+            noted,
+            "size {size}: {err}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn peer_config_runs_and_writes_the_peer_files() {
     let dir = workdir("hpcc");

@@ -125,6 +125,12 @@ impl Mmu {
         mmu
     }
 
+    /// The buffer's size and what its shared-pool ports set aside from it
+    /// (Σ headroom + Σ reserve): the shared pool is what is left.
+    pub fn size_and_set_aside(&self) -> (u64, u64) {
+        (self.buffer, self.set_aside)
+    }
+
     /// Give `port` a static buffer of `xoff` + `headroom` bytes outside the
     /// shared pool, pausing over `xoff` and resuming at or below `xon`.
     pub fn set_static(&mut self, port: usize, xoff: u64, xon: u64, headroom: u64) {

@@ -564,6 +564,8 @@ impl Simulation {
 
         let mut node_switch = vec![u32::MAX; n];
         let mut switches = Vec::new();
+        // Switches whose ports set aside all of the buffer: (node, bytes).
+        let mut no_shared_pool: Vec<(usize, u64)> = Vec::new();
         let mut node_nic = vec![u32::MAX; n];
         let mut nics = Vec::new();
         for node in 0..n {
@@ -625,6 +627,10 @@ impl Simulation {
                     mmu.set_static(local, xoff, set.xon.unwrap_or(xoff), h);
                 }
             }
+            let (size, set_aside) = mmu.size_and_set_aside();
+            if set_aside >= size {
+                no_shared_pool.push((node, set_aside));
+            }
             switches.push(Switch {
                 first_port: first,
                 mmu,
@@ -634,6 +640,19 @@ impl Simulation {
             });
         }
 
+        if let Some(&(node, set_aside)) = no_shared_pool.iter().max_by_key(|&&(_, a)| a) {
+            // The MMU does what it is told (the peer's would too), but the
+            // buffer then holds more than its size says.
+            warnings.push(format!(
+                "[buffer] size = {} B is not more than the {} B that switch {node}'s ports \
+                 set aside (reserves and headroom), so its shared pool is empty and it holds \
+                 up to {set_aside} B, beyond its size (switches like it: {} of {})",
+                cfg.buffer.size,
+                set_aside,
+                no_shared_pool.len(),
+                switches.len()
+            ));
+        }
         // `Topology::validate` refuses more (topo::MAX_SWITCHES).
         assert!(
             switches.len() <= topo::MAX_SWITCHES,
