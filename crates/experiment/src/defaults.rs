@@ -65,6 +65,8 @@ pub fn defaults_toml() -> String {
     let b = &n.buffer;
     let c = &n.nic;
     let irn = net::IrnConfig::default();
+    let cbfc = net::fc::CbfcConfig::real(0);
+    let bifrost = net::fc::BifrostConfig::default();
     let _ = write!(
         s,
         r#"# rdmasim configuration: every key with its default.
@@ -130,7 +132,7 @@ pg = {pg}                            # {PEER} §3.2 (pg 3 in every peer flow fil
 dport = {dport}                        # {PEER} §3.2 ("normal" traffic)
 
 [cc]
-kind = "{cc_kind}"                     # "none" | "dcqcn" | "hpcc" | "timely" | "dctcp" | "swift"; rdmasim's choice
+kind = "{cc_kind}"                     # "none" | "dcqcn" | "hpcc" | "hpcc_pint" | "timely" | "dctcp" | "swift"; rdmasim's choice
 
 # Used with kind = "dcqcn"; {PEER} §2.3, run.py "dcqcn" at 100 Gb/s.
 # [cc.dcqcn]
@@ -210,11 +212,31 @@ resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
 #   [[ports.at]]          node = 20, port = 1: one port, any topology
 # Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom
 # outside the shared pool), alpha_shift, ecn (true/false), fc ("pfc" | "lossy" |
-# "obey_only"). specs/seed-001-swing.md §4.1-4.2 for the long-haul values.
+# "obey_only" | "cbfc" | "cbfc_ideal" | "bifrost"). specs/seed-001-swing.md
+# §4.1-4.2 for the long-haul values.
+# With fc = "cbfc" or "cbfc_ideal" (credits, specs/seed-000-bifrost-longhaul.md
+# §3.6; both ends of a link alike): cbfc_buffer (advertised per class; default
+# xoff + headroom), cbfc_update_blocks (credit update after this many freed
+# 64 B blocks; default {cbfc_blocks}), cbfc_update_period (flush smaller ones
+# after this long; default "{cbfc_period}"); rdmasim's choices.
+# With fc = "bifrost" (specs/seed-000-bifrost-longhaul.md): bifrost_t (slot T;
+# default "{bf_t}"), bifrost_h (reserved H; default Δ + 2·R·T + k·MTU),
+# bifrost_k (leak-check period in slots; default {bf_k}), bifrost_delta (Δ;
+# default the link's propagation BDP in whole slots), bifrost_reading
+# ("ledger" (default) | "clamped" | "literal"), bifrost_trace (write
+# bifrost_trace.csv; default false).
 # [ports.long_haul]
 # xoff = "1MB"
 # headroom = "40MB"
 # ecn = false
+
+# Link failures (the peer's LINK_DOWN, {PEER} §3.4): at `at`, the
+# link between nodes a and b goes down for good and routes are recomputed.
+# None by default.
+# [[link_down]]
+# at = "1ms"
+# a = 0
+# b = 16
 
 [ecn]
 enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
@@ -271,6 +293,10 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         shift = b.alpha_shift,
         resume = fmt_bytes(b.resume_offset),
         ecn_on = n.ecn.enabled,
+        cbfc_blocks = cbfc.update_blocks,
+        cbfc_period = fmt_delta(cbfc.update_period),
+        bf_t = fmt_delta(bifrost.t_slot),
+        bf_k = bifrost.k,
     );
     for t in &n.ecn.thresholds {
         let _ = write!(
@@ -410,5 +436,22 @@ mod tests {
             ..NetConfig::default()
         };
         assert_eq!(s.net, expected);
+    }
+
+    /// The commented `[[link_down]]` example, uncommented, is a failure the
+    /// default network accepts.
+    #[test]
+    fn the_link_down_example_builds() {
+        let text = defaults_toml();
+        let start = text.find("# [[link_down]]").expect("an example");
+        let example: String = text[start..]
+            .lines()
+            .take_while(|l| l.starts_with("# "))
+            .map(|l| format!("{}\n", &l[2..]))
+            .collect();
+        assert_eq!(example.lines().count(), 4, "{example}");
+        let cfg = parse_config(&format!("{text}\n{example}"), "d.toml").unwrap();
+        let s = build_scenario(&cfg, Path::new("")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.net.link_down.len(), 1);
     }
 }
