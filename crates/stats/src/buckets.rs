@@ -41,7 +41,9 @@ pub struct BucketStats {
     pub label: String,
     /// Smallest size in the bucket, bytes.
     pub lo: u64,
-    /// One past the largest size, bytes; `u64::MAX` for an open-ended bucket.
+    /// One past the largest size, bytes; `u64::MAX` for an open-ended bucket
+    /// (`null` in JSON, where a number that large would not stay exact).
+    #[serde(serialize_with = "open_as_null")]
     pub hi: u64,
     /// Finished flows in the bucket.
     pub count: u64,
@@ -53,6 +55,15 @@ pub struct BucketStats {
     pub p95: f64,
     /// 99th-percentile slowdown.
     pub p99: f64,
+}
+
+/// `hi` of [`BucketStats`] in JSON: `null` for an open-ended bucket.
+fn open_as_null<S: serde::Serializer>(hi: &u64, s: S) -> Result<S::Ok, S::Error> {
+    if *hi == u64::MAX {
+        s.serialize_none()
+    } else {
+        s.serialize_u64(*hi)
+    }
 }
 
 /// Bucket edges for web-search-like workloads: `<10KB`, `10KB-100KB`,
@@ -265,6 +276,10 @@ mod tests {
         assert_eq!((b[0].lo, b[0].hi), (0, 10_000));
         assert_eq!((b[1].lo, b[1].hi), (10_000, 100_000));
         assert_eq!((b[4].lo, b[4].hi), (10_000_000, u64::MAX));
+        // In JSON the open end is null, the others exact.
+        let json = serde_json::to_value(&b).unwrap();
+        assert_eq!(json[4]["hi"], serde_json::Value::Null);
+        assert_eq!(json[3]["hi"], serde_json::json!(10_000_000));
         assert_eq!((b[0].avg, b[0].p50, b[0].p99), (1.5, 2.0, 2.0));
         assert_eq!((b[4].avg, b[4].p50), (9.5, 10.0));
         assert_eq!((b[5].avg, b[5].p50, b[5].p95), (5.5, 6.0, 10.0));
