@@ -251,7 +251,7 @@ pub fn run_scenario(
     let show = opts.progress && !opts.quiet && std::io::stderr().is_terminal();
     let cpu0 = procstat::cpu_seconds();
     let wall0 = Instant::now();
-    let mut progress = Progress::new(show, wall0);
+    let mut progress = Progress::new(show, wall0, s.net.stop_time);
     sim.run_with_progress(PROGRESS_EVERY, |p| progress.update(p));
     progress.finish();
     let wall = wall0.elapsed();
@@ -474,7 +474,25 @@ fn invariants(
 }
 
 /// The once-a-second progress line on stderr.
+/// The progress line: simulated time (and the stop time, which the run
+/// reaches at the latest), flows done, events and their rate.
+fn progress_line(p: &ProgressInfo, stop: Option<Time>, events_per_s: f64) -> String {
+    let until = stop.map_or(String::new(), |t| {
+        format!(" (stop {})", output::fmt_time(t))
+    });
+    format!(
+        "[rdmasim] t={}{until}  flows {}/{} done  events {}  ({} ev/s)",
+        output::fmt_time(p.now),
+        p.flows_finished,
+        p.flows_total,
+        output::fmt_count(p.events as f64),
+        output::fmt_count(events_per_s),
+    )
+}
+
 struct Progress {
+    /// The run's stop time, if any.
+    stop: Option<Time>,
     show: bool,
     start: Instant,
     last: Instant,
@@ -482,8 +500,9 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(show: bool, start: Instant) -> Progress {
+    fn new(show: bool, start: Instant, stop: Option<Time>) -> Progress {
         Progress {
+            stop,
             show,
             start,
             last: start,
@@ -501,14 +520,7 @@ impl Progress {
         }
         self.last = now;
         let rate = per_second(p.events, now.duration_since(self.start));
-        let line = format!(
-            "[rdmasim] t={}  flows {}/{} done  events {}  ({} ev/s)",
-            output::fmt_time(p.now),
-            p.flows_finished,
-            p.flows_total,
-            output::fmt_count(p.events as f64),
-            output::fmt_count(rate),
-        );
+        let line = progress_line(p, self.stop, rate);
         let mut err = std::io::stderr().lock();
         // \r returns to the start of the line, ESC[K clears what is left.
         let _ = write!(err, "\r{line}\x1b[K");
@@ -522,5 +534,32 @@ impl Progress {
             let _ = write!(err, "\r\x1b[K");
             let _ = err.flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The progress line says how far the run is and where it stops.
+    #[test]
+    fn the_progress_line_shows_the_stop_time() {
+        let p = ProgressInfo {
+            now: Time::from_ns(1_500_000),
+            events: 2_000_000,
+            flows_started: 40,
+            flows_finished: 30,
+            flows_total: 50,
+        };
+        let line = progress_line(&p, Some(Time::from_ns(5_000_000)), 3e6);
+        assert!(
+            line.starts_with("[rdmasim] t=1.50ms (stop 5.00ms)  flows 30/50 done"),
+            "{line}"
+        );
+        let line = progress_line(&p, None, 3e6);
+        assert!(
+            line.starts_with("[rdmasim] t=1.50ms  flows 30/50"),
+            "{line}"
+        );
     }
 }
