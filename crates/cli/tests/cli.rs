@@ -594,6 +594,27 @@ fn a_buffer_without_a_shared_pool_is_noted() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A Poisson workload whose load of `host_rate` is more than a host's
+/// link can send is refused at `host_rate` (here 0.5 × 400 Gb/s on
+/// 100 Gb/s links); 0.5 × 150 Gb/s fits and runs.
+#[test]
+fn a_poisson_host_rate_beyond_the_links_is_refused() {
+    let cfg = SMALL.replace("load = 0.5", "load = 0.5\nhost_rate = \"400Gbps\"");
+    assert_ne!(cfg, SMALL);
+    expect_input_error(
+        "host-rate",
+        &cfg,
+        &[],
+        ("cfg.toml", line_of(&cfg, "host_rate"), "workload.host_rate"),
+    );
+    let dir = workdir("host-rate-ok");
+    let cfg = SMALL.replace("load = 0.5", "load = 0.5\nhost_rate = \"150Gbps\"");
+    fs::write(dir.join("cfg.toml"), cfg).unwrap();
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "a", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn peer_config_runs_and_writes_the_peer_files() {
     let dir = workdir("hpcc");

@@ -1499,7 +1499,27 @@ fn build_generator(
                 None => topo.hosts(),
             };
             let host_rate = match &w.host_rate {
-                Some(r) => cx.rate(&key("host_rate"), r)?,
+                Some(r) => {
+                    let r = cx.rate(&key("host_rate"), r)?;
+                    // As `load` ≤ 1 says for the hosts' own links: no host
+                    // is asked to send more than its link carries.
+                    let offered = load * r.bps() as f64;
+                    let rates = host_rates(topo);
+                    let slowest = hosts
+                        .iter()
+                        .filter_map(|&h| rates[h as usize].map(|l| (h, l)))
+                        .min_by_key(|&(_, l)| l.bps());
+                    if let Some((h, link)) = slowest.filter(|&(_, l)| offered > l.bps() as f64) {
+                        return Err(cx.err(
+                            &key("host_rate"),
+                            format!(
+                                "load {load} of {r} is more than host {h}'s link carries \
+                                 ({link}); lower the load or the host_rate"
+                            ),
+                        ));
+                    }
+                    r
+                }
                 None => {
                     let rates = host_rates(topo);
                     let mut it = hosts
