@@ -790,3 +790,48 @@ fn peer_config_writes_the_queue_length_monitor_file() {
     assert!(receiver.len() > 3, "{}", lines[0]);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A stop time before the first flow runs nothing: refused at the stop
+/// key's line in both config formats, not run into a report of every flow
+/// unfinished. A stop that cuts off only later flows still runs.
+#[test]
+fn a_stop_before_the_first_flow_is_an_input_error() {
+    let cfg = SMALL
+        .replace("name = \"small\"", "name = \"small\"\nstop = \"3ms\"")
+        .replace(
+            "duration = \"200us\"",
+            "duration = \"200us\"\nstart = \"5ms\"",
+        );
+    expect_input_error(
+        "stop-first",
+        &cfg,
+        &[],
+        ("cfg.toml", line_of(&cfg, "stop"), "run.stop"),
+    );
+
+    let dir = workdir("hpcc-stop-first");
+    // The peer files' flows start at 2.0 s and 2.000001 s.
+    peer_files(&dir, "SIMULATOR_STOP_TIME 1.0\n");
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let line = fs::read_to_string(dir.join("config.txt"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(
+        err,
+        format!(
+            "rdmasim: config.txt:{line}: SIMULATOR_STOP_TIME: 1.0 s is before the first flow \
+             starts (2.000s, flows.txt:2), so no flow would run; set a later stop time\n"
+        )
+    );
+    assert!(!dir.join("out/fct.txt").exists());
+    // Between the first flows and the last: the run goes ahead.
+    peer_files(&dir, "SIMULATOR_STOP_TIME 2.0000005\n");
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("did not finish"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -1067,7 +1067,18 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         net.link_down.push((at, f.a, f.b));
     }
     net.stop_time = Some(match &doc.run.stop {
-        Some(s) => Time(cx.positive_time("run.stop", s)?.ps()),
+        Some(s) => {
+            let stop = Time(cx.positive_time("run.stop", s)?.ps());
+            // A stop at or before every flow's start runs nothing at all;
+            // run, it would only report every flow unfinished at 0 ns, which
+            // reads like a stall rather than the typo it is.
+            if let Some(first) = flows.iter().map(|f| f.start).min() {
+                if stop <= first {
+                    return Err(cx.err("run.stop", stop_before_flows(s, stop, first, "")));
+                }
+            }
+            stop
+        }
         None => {
             let last = flows.last().map(|f| f.start).unwrap_or(Time::ZERO);
             Time(
@@ -1110,6 +1121,22 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         record_pfc: doc.output.record_pfc.unwrap_or(false),
         peer_outputs: None,
     })
+}
+
+/// Why a stop time `written` (at `stop`) at or before the `first` flow's
+/// start is refused; shared with the peer's config, which also says where
+/// the flow is (`from`, e.g. `, flows.txt:2`).
+pub(crate) fn stop_before_flows(written: &str, stop: Time, first: Time, from: &str) -> String {
+    let when = if stop < first {
+        "is before"
+    } else {
+        "is the time"
+    };
+    format!(
+        "{written} {when} the first flow starts ({}{from}), so no flow would run; \
+         set a later stop time",
+        crate::output::fmt_time(first)
+    )
 }
 
 fn run_name(cx: &Ctx<'_>, doc: &ConfigDoc) -> R<String> {
@@ -3010,5 +3037,42 @@ duration = "100us"
         assert!(e.contains("ports.long_haul.bifrost_reading"), "{e}");
         let e = err_of(&format!("{CROSS}\n[ports.hosts]\nxoff = \"1MB\"\n"));
         assert!(e.contains("ports.hosts.xoff"), "{e}");
+    }
+
+    /// A stop time at or before every flow's start is refused at run.stop's
+    /// line; one that cuts off only later flows is not.
+    #[test]
+    fn a_stop_before_the_first_flow_is_refused() {
+        let incast = |stop: &str| {
+            SMALL
+                .replace(
+                    "name = \"small\"",
+                    &format!("name = \"small\"\nstop = \"{stop}\""),
+                )
+                .replace("size = \"10KB\"", "size = \"10KB\"\nstart = \"5ms\"")
+        };
+        let e = err_of(&incast("3ms"));
+        assert_eq!(
+            e,
+            "t.toml:4: run.stop: 3ms is before the first flow starts (5.00ms), so no flow \
+             would run; set a later stop time"
+        );
+        let e = err_of(&incast("5ms"));
+        assert!(
+            e.starts_with("t.toml:4: run.stop: 5ms is the time the first flow starts"),
+            "{e}"
+        );
+        let cfg = parse_config(&incast("6ms"), "t.toml").unwrap();
+        assert!(build_scenario(&cfg, Path::new("")).is_ok());
+        // A second generator starting after the stop: its flows simply
+        // do not run.
+        let later = format!(
+            "{}\n[[workload.extra]]\nkind = \"incast\"\nsenders = [0, 1]\nreceiver = 2\n\
+             size = \"1KB\"\nstart = \"9ms\"\n",
+            incast("6ms")
+        );
+        let s = build_scenario(&parse_config(&later, "t.toml").unwrap(), Path::new("")).unwrap();
+        assert_eq!(s.flows.len(), 5);
+        assert_eq!(s.net.stop_time, Some(Time::from_ns(6_000_000)));
     }
 }

@@ -198,7 +198,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
                 }
                 let ps = input_ps(s, 1e12)
                     .ok_or_else(|| err(l, format!("must be at most {MAX_INPUT_TIME}")))?;
-                stop = Some(Time(ps));
+                stop = Some((Time(ps), l.no, one(l)?));
             }
             "CC_MODE" => {
                 let m = one(l)?;
@@ -440,7 +440,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
         }
         net.ecn.thresholds = th;
     }
-    net.stop_time = stop;
+    net.stop_time = stop.as_ref().map(|s| s.0);
 
     let (topo_path, topo_line) = topo_file.ok_or_else(|| missing("TOPOLOGY_FILE"))?;
     let (flow_path, flow_line) = flow_file.ok_or_else(|| missing("FLOW_FILE"))?;
@@ -476,6 +476,25 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     workload::validate_classes(&flows, &flow_lines, &flow_name, net::wire::N_CLASSES)
         .map_err(ExperimentError::Input)?;
 
+    // A stop at or before every flow's start runs nothing (see
+    // `config::stop_before_flows`); the flows are sorted by start.
+    if let (Some((stop, line, written)), Some(first)) = (&stop, flows.first()) {
+        if *stop <= first.start {
+            let from = format!(", {flow_name}:{}", flow_lines[0]);
+            let msg = crate::config::stop_before_flows(
+                &format!("{written} s"),
+                *stop,
+                first.start,
+                &from,
+            );
+            return Err(ExperimentError::Input(InputError::at(
+                &file,
+                Some(*line),
+                "SIMULATOR_STOP_TIME",
+                msg,
+            )));
+        }
+    }
     if let Some((t_us, a, b, line)) = link_down {
         let linked = topo
             .links
