@@ -835,3 +835,26 @@ fn a_stop_before_the_first_flow_is_an_input_error() {
     assert!(err.contains("did not finish"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A flow file whose header counts fewer flows than it holds: the flows
+/// past the count are not run, as the peer does not run them, but a
+/// warning at the header's line says so.
+#[test]
+fn peer_flows_past_the_header_count_are_warned_about() {
+    let dir = workdir("hpcc-flow-count");
+    peer_files(&dir, "");
+    let flows = fs::read_to_string(dir.join("flows.txt")).unwrap();
+    fs::write(dir.join("flows.txt"), flows.replacen('3', "2", 1)).unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err,
+        "rdmasim: warning: flows.txt:1: flow_count: the header says 2 flows, but line 4 \
+         follows them and is not read, as the peer reads only the number of flows the \
+         header gives\n"
+    );
+    let fct = fs::read_to_string(dir.join("out/fct.txt")).unwrap();
+    assert_eq!(fct.lines().count(), 2, "{fct}");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -21,6 +21,9 @@ pub struct PeerConfig {
     pub scenario: Scenario,
     /// Keys present but not modelled, with the reason (one warning).
     pub unsupported: Vec<String>,
+    /// Other things the user should know before the run, each one warning
+    /// naming file, line and field (flow lines past the header's count).
+    pub warnings: Vec<String>,
 }
 
 /// Keys the peer reads (§3.4) that only matter for CC modes other than the
@@ -465,6 +468,8 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
         workload::parse_peer_flows_with_lines(&flow_text, &flow_path.display().to_string())
             .map_err(ExperimentError::Input)?;
     let flow_name = flow_path.display().to_string();
+    let mut warnings = Vec::new();
+    warnings.extend(unread_flows_warning(&flow_text, &flow_name, flows.len()));
     workload::validate_endpoints(
         &flows,
         &flow_lines,
@@ -531,11 +536,42 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             }),
         },
         unsupported,
+        warnings,
     })
 }
 
+/// The lines of a peer flow file after the `count` flows its header
+/// announces: the peer reads only that many, and so does rdmasim, so a
+/// count left behind when flows were added would silently drop them. A
+/// warning, not an error: running the first flows of a file by lowering the
+/// count is a use the peer allows. Lines are counted as the flow parser
+/// counts them (blank lines and `#` comments skipped).
+fn unread_flows_warning(text: &str, file: &str, count: usize) -> Option<String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+    let (header, _) = lines.next()?;
+    let mut rest = lines.skip(count);
+    let (first, _) = rest.next()?;
+    let more = rest.count();
+    let lines = if more == 0 {
+        format!("line {first} follows them")
+    } else {
+        format!("{} lines follow them (from line {first})", more + 1)
+    };
+    Some(format!(
+        "{file}:{header}: flow_count: the header says {count} flow{}, but {lines} and \
+         {} not read, as the peer reads only the number of flows the header gives",
+        if count == 1 { "" } else { "s" },
+        if more == 0 { "is" } else { "are" }
+    ))
+}
+
 /// Parse and run a peer config, writing its `FCT_OUTPUT_FILE` and
-/// `PFC_OUTPUT_FILE`. Unsupported keys are reported in one warning on stderr.
+/// `PFC_OUTPUT_FILE`. Unsupported keys are reported in one warning on
+/// stderr, each of [`PeerConfig::warnings`] in one more.
 pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, ExperimentError> {
     let cfg = load_peer_config(path)?;
     if !cfg.unsupported.is_empty() {
@@ -545,5 +581,31 @@ pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, Expe
             cfg.unsupported.join("; ")
         );
     }
+    for w in &cfg.warnings {
+        eprintln!("rdmasim: warning: {w}");
+    }
     crate::run_scenario(cfg.scenario, None, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_lines_past_the_count_are_warned_about() {
+        let w = |text: &str, count| unread_flows_warning(text, "f.txt", count);
+        assert_eq!(w("2\n0 1 3 100 10 2\n1 0 3 100 10 2\n", 2), None);
+        // Blank lines and comments after the flows are not flows.
+        assert_eq!(w("1\n0 1 3 100 10 2\n\n# end\n", 1), None);
+        assert_eq!(
+            w("# flows\n1\n0 1 3 100 10 2\n1 0 3 100 10 2\n", 1).unwrap(),
+            "f.txt:2: flow_count: the header says 1 flow, but line 4 follows them and is \
+             not read, as the peer reads only the number of flows the header gives"
+        );
+        let msg = w("0\n0 1 3 100 10 2\n\n1 0 3 100 10 2\n", 0).unwrap();
+        assert!(
+            msg.starts_with("f.txt:1: flow_count: the header says 0 flows, but 2 lines follow them (from line 2) and are not read"),
+            "{msg}"
+        );
+    }
 }

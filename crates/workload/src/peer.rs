@@ -7,7 +7,8 @@
 //! ```
 //!
 //! e.g. `13 10 3 100 2247900 2.000000962`. Only the first `flow_count` flow
-//! lines are read; anything after them is ignored, as the peer does. Blank
+//! lines are read; anything after them is ignored, as the peer does
+//! (`rdmasim hpcc` warns that it is, `experiment::peer_config`). Blank
 //! lines and lines starting with `#` are skipped (the peer itself does not
 //! accept `#`; [`write_peer_flows`] never writes one).
 
