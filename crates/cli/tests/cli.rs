@@ -649,6 +649,9 @@ fn peer_config_runs_and_writes_the_peer_files() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Keys of the peer's config that rdmasim does not model are listed in one
+/// warning; a key the peer does not have either is not among them, but
+/// gets a warning of its own (see `peer_config_typos_are_named_as_such`).
 #[test]
 fn peer_config_lists_unsupported_keys_in_one_warning() {
     let dir = workdir("hpcc-warn");
@@ -657,10 +660,13 @@ fn peer_config_lists_unsupported_keys_in_one_warning() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
     let err = text(&out.stderr);
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
-    assert_eq!(warnings.len(), 1, "{err}");
-    for k in ["ENABLE_TRACE", "NO_SUCH_KEY"] {
-        assert!(warnings[0].contains(k), "{err}");
-    }
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].contains("does not model yet: ENABLE_TRACE 1")
+            && !warnings[0].contains("NO_SUCH_KEY"),
+        "{err}"
+    );
+    assert!(warnings[1].contains(": NO_SUCH_KEY: "), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -856,5 +862,50 @@ fn peer_flows_past_the_header_count_are_warned_about() {
     );
     let fct = fs::read_to_string(dir.join("out/fct.txt")).unwrap();
     assert_eq!(fct.lines().count(), 2, "{fct}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A key the peer does not have is a likely typo, not a setting rdmasim
+/// does not model: each gets its own warning at its line, with the key
+/// meant when one is close; a required key that is missing names the line
+/// whose key looks like it misspelt.
+#[test]
+fn peer_config_typos_are_named_as_such() {
+    let dir = workdir("hpcc-typo");
+    peer_files(&dir, "RATE_AII 1\nNO_SUCH_KEY 3\n");
+    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+    let n = cfg.lines().count();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "rdmasim: warning: config.txt:{}: RATE_AII: not a key of the peer's config, \
+             ignored; did you mean RATE_AI?\n\
+             rdmasim: warning: config.txt:{n}: NO_SUCH_KEY: not a key of the peer's config, \
+             ignored\n",
+            n - 1
+        )
+    );
+    assert!(!err.contains("does not model"), "{err}");
+
+    peer_files(&dir, "");
+    fs::write(
+        dir.join("config.txt"),
+        cfg.replace("CC_MODE 1", "CC_MDOE 1"),
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let line = line_of(&cfg, "CC_MODE");
+    assert_eq!(
+        err,
+        format!(
+            "rdmasim: config.txt:{line}: CC_MODE: missing (the peer requires it); \
+             line {line} has CC_MDOE — a typo?\n"
+        )
+    );
     fs::remove_dir_all(&dir).unwrap();
 }

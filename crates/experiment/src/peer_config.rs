@@ -4,7 +4,9 @@
 //! Keys and meanings: `specs/peer-hpcc-ns3.md` §3.4. Paths inside are
 //! resolved from the current directory, as the peer does. A key rdmasim does
 //! not model yet is listed in one warning, never silently ignored; keys the
-//! peer itself reads but does not use in the chosen mode are accepted.
+//! peer itself reads but does not use in the chosen mode are accepted. A
+//! key the peer does not have either is most likely a typo: it gets a
+//! warning of its own at its line, naming the key meant when one is close.
 
 use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
 use engine::units::{input_ps, parse_rate, parse_rate_or_bps, MAX_INPUT_PS, MAX_INPUT_TIME};
@@ -19,12 +21,71 @@ use std::path::{Path, PathBuf};
 pub struct PeerConfig {
     /// The scenario.
     pub scenario: Scenario,
-    /// Keys present but not modelled, with the reason (one warning).
+    /// Keys of the peer's config that rdmasim does not model, with the
+    /// reason (one warning).
     pub unsupported: Vec<String>,
     /// Other things the user should know before the run, each one warning
-    /// naming file, line and field (flow lines past the header's count).
+    /// naming file, line and field: keys the peer does not have either
+    /// (with the key meant, when one is close), flow lines past the flow
+    /// file's count.
     pub warnings: Vec<String>,
 }
+
+/// Every key of the peer's config (§3.4). A key not in this list is one the
+/// peer does not know either: most likely a typo, and told apart from the
+/// keys rdmasim does not model.
+const PEER_KEYS: &[&str] = &[
+    "ENABLE_QCN",
+    "USE_DYNAMIC_PFC_THRESHOLD",
+    "PACKET_PAYLOAD_SIZE",
+    "TOPOLOGY_FILE",
+    "FLOW_FILE",
+    "TRACE_FILE",
+    "TRACE_OUTPUT_FILE",
+    "FCT_OUTPUT_FILE",
+    "PFC_OUTPUT_FILE",
+    "QLEN_MON_FILE",
+    "SIMULATOR_STOP_TIME",
+    "CC_MODE",
+    "ALPHA_RESUME_INTERVAL",
+    "RATE_DECREASE_INTERVAL",
+    "RP_TIMER",
+    "CLAMP_TARGET_RATE",
+    "FAST_RECOVERY_TIMES",
+    "EWMA_GAIN",
+    "RATE_AI",
+    "RATE_HAI",
+    "MIN_RATE",
+    "DCTCP_RATE_AI",
+    "ERROR_RATE_PER_LINK",
+    "L2_CHUNK_SIZE",
+    "L2_ACK_INTERVAL",
+    "L2_BACK_TO_ZERO",
+    "HAS_WIN",
+    "GLOBAL_T",
+    "VAR_WIN",
+    "FAST_REACT",
+    "U_TARGET",
+    "MI_THRESH",
+    "INT_MULTI",
+    "MULTI_RATE",
+    "SAMPLE_FEEDBACK",
+    "PINT_LOG_BASE",
+    "PINT_PROB",
+    "RATE_BOUND",
+    "ACK_HIGH_PRIO",
+    "LINK_DOWN",
+    "ENABLE_TRACE",
+    "KMAX_MAP",
+    "KMIN_MAP",
+    "PMAX_MAP",
+    "BUFFER_SIZE",
+    "QLEN_MON_START",
+    "QLEN_MON_END",
+    "PAUSE_TIME",
+    "DATA_RATE",
+    "LINK_DELAY",
+];
 
 /// Keys the peer reads (§3.4) that only matter for CC modes other than the
 /// one chosen, or that it parses without using.
@@ -345,7 +406,7 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             "QLEN_MON_START" => qlen.0 = Some(qlen_ns(l)?),
             "QLEN_MON_END" => qlen.1 = Some(qlen_ns(l)?),
             k if INERT_KEYS.contains(&k) => {}
-            k => unknown.push(format!("{k} (line {})", l.no)),
+            k => unknown.push((l.no, k)),
         }
     }
     net.nic.bdp_window = has_win;
@@ -366,9 +427,15 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             dump_every: Delta::from_ms(100),
         });
     }
-    if !unknown.is_empty() {
-        unsupported.push(format!("unknown keys: {}", unknown.join(", ")));
-    }
+    let mut warnings: Vec<String> = unknown
+        .iter()
+        .map(|&(no, k)| {
+            let hint = closest_key(k)
+                .map(|c| format!("; did you mean {c}?"))
+                .unwrap_or_default();
+            format!("{file}:{no}: {k}: not a key of the peer's config, ignored{hint}")
+        })
+        .collect();
     if let Some(msg) = crate::config::frame_above_buffer(&net) {
         // Named at the payload size, or else at the buffer size, that the
         // config gives (the other is the peer's default).
@@ -380,13 +447,23 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
             None => ExperimentError::Input(InputError::at(&file, None, "", msg)),
         });
     }
+    // A required key that is missing may be misspelt on some line: say
+    // which, rather than only that it is missing.
     let missing = |k: &str| {
-        ExperimentError::Input(InputError::at(
-            &file,
-            None,
-            k,
-            "missing; the peer requires it",
-        ))
+        let typo = unknown
+            .iter()
+            .map(|&(no, u)| (edit_distance(&u.to_ascii_uppercase(), k), no, u))
+            .filter(|&(d, _, u)| close_enough(d, u))
+            .min_by_key(|&(d, no, _)| (d, no));
+        ExperimentError::Input(match typo {
+            Some((_, no, u)) => InputError::at(
+                &file,
+                Some(no),
+                k,
+                format!("missing (the peer requires it); line {no} has {u} — a typo?"),
+            ),
+            None => InputError::at(&file, None, k, "missing; the peer requires it"),
+        })
     };
     net.cc = match cc_mode.ok_or_else(|| missing("CC_MODE"))? {
         1 => {
@@ -468,7 +545,6 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
         workload::parse_peer_flows_with_lines(&flow_text, &flow_path.display().to_string())
             .map_err(ExperimentError::Input)?;
     let flow_name = flow_path.display().to_string();
-    let mut warnings = Vec::new();
     warnings.extend(unread_flows_warning(&flow_text, &flow_name, flows.len()));
     workload::validate_endpoints(
         &flows,
@@ -540,6 +616,54 @@ pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     })
 }
 
+/// The key of the peer's config closest to `key`, if close enough to be
+/// what was meant (compared in upper case: the peer's keys are).
+fn closest_key(key: &str) -> Option<&'static str> {
+    let upper = key.to_ascii_uppercase();
+    PEER_KEYS
+        .iter()
+        .map(|k| (edit_distance(&upper, k), *k))
+        .filter(|&(d, _)| close_enough(d, key))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// Whether `d` edits make `key` a likely typo: one edit in a short key,
+/// two in a longer one. More would suggest unrelated keys (a key of a
+/// fork of the peer, say) as typos.
+fn close_enough(d: usize, key: &str) -> bool {
+    d <= if key.len() < 8 { 1 } else { 2 }
+}
+
+/// Edits (insert, delete, substitute, swap two neighbours) from `a` to
+/// `b`: the optimal string alignment distance, so that a transposed pair
+/// (`CC_MDOE`) counts as one typo.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // d[i][j]: distance between a[..i] and b[..j].
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// The lines of a peer flow file after the `count` flows its header
 /// announces: the peer reads only that many, and so does rdmasim, so a
 /// count left behind when flows were added would silently drop them. A
@@ -607,5 +731,64 @@ mod tests {
             msg.starts_with("f.txt:1: flow_count: the header says 0 flows, but 2 lines follow them (from line 2) and are not read"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn typos_are_told_from_keys_rdmasim_does_not_model() {
+        assert_eq!(edit_distance("CC_MDOE", "CC_MODE"), 1);
+        assert_eq!(edit_distance("RATE_AII", "RATE_AI"), 1);
+        assert_eq!(edit_distance("", "ABC"), 3);
+        assert_eq!(edit_distance("KMIN_MAP", "KMAX_MAP"), 2);
+        assert_eq!(closest_key("RATE_AII"), Some("RATE_AI"));
+        assert_eq!(closest_key("rate_hai"), Some("RATE_HAI"));
+        assert_eq!(closest_key("CC_MDOE"), Some("CC_MODE"));
+        assert_eq!(closest_key("BUFER_SIZE"), Some("BUFFER_SIZE"));
+        // Two edits in a short key, or a key nothing like the peer's.
+        assert_eq!(closest_key("HAS_WXY"), None);
+        assert_eq!(closest_key("ENABLE_IRN_FAST_PATH"), None);
+    }
+
+    /// Every key of the peer's config is read (or knowingly accepted):
+    /// none is reported as unknown, none as not modelled.
+    #[test]
+    fn every_peer_key_is_known() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-peer-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let topo = dir.join("topo.txt");
+        std::fs::write(
+            &topo,
+            "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
+        )
+        .unwrap();
+        let flows = dir.join("flows.txt");
+        std::fs::write(&flows, "1\n0 1 3 100 1000 2.0\n").unwrap();
+        let text = format!(
+            "ENABLE_QCN 1\nUSE_DYNAMIC_PFC_THRESHOLD 1\nPACKET_PAYLOAD_SIZE 1000\n\
+             TOPOLOGY_FILE {}\nFLOW_FILE {}\nTRACE_FILE trace.txt\nTRACE_OUTPUT_FILE mix.tr\n\
+             FCT_OUTPUT_FILE fct.txt\nPFC_OUTPUT_FILE pfc.txt\nQLEN_MON_FILE qlen.txt\n\
+             SIMULATOR_STOP_TIME 3\nCC_MODE 1\nALPHA_RESUME_INTERVAL 1\n\
+             RATE_DECREASE_INTERVAL 4\nRP_TIMER 300\nCLAMP_TARGET_RATE 0\n\
+             FAST_RECOVERY_TIMES 1\nEWMA_GAIN 0.00390625\nRATE_AI 5Mb/s\nRATE_HAI 50Mb/s\n\
+             MIN_RATE 100Mb/s\nDCTCP_RATE_AI 1000Mb/s\nERROR_RATE_PER_LINK 0\n\
+             L2_CHUNK_SIZE 4000\nL2_ACK_INTERVAL 1\nL2_BACK_TO_ZERO 0\nHAS_WIN 0\n\
+             GLOBAL_T 1\nVAR_WIN 0\nFAST_REACT 1\nU_TARGET 0.95\nMI_THRESH 5\n\
+             INT_MULTI 1\nMULTI_RATE 0\nSAMPLE_FEEDBACK 0\nPINT_LOG_BASE 1.01\n\
+             PINT_PROB 1.0\nRATE_BOUND 1\nACK_HIGH_PRIO 0\nLINK_DOWN 0 0 0\nENABLE_TRACE 0\n\
+             KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n\
+             PMAX_MAP 1 100000000000 0.2\nBUFFER_SIZE 32\nQLEN_MON_START 2000000000\n\
+             QLEN_MON_END 2000000000\nPAUSE_TIME 5\nDATA_RATE 100Gb/s\nLINK_DELAY 1us\n",
+            topo.display(),
+            flows.display()
+        );
+        let cfg = dir.join("config.txt");
+        std::fs::write(&cfg, &text).unwrap();
+        let keys: Vec<&str> = text.lines().filter_map(|l| l.split(' ').next()).collect();
+        for k in PEER_KEYS {
+            assert!(keys.contains(k), "{k} is not in the test's config");
+        }
+        let c = load_peer_config(&cfg).unwrap();
+        assert!(c.unsupported.is_empty(), "{:?}", c.unsupported);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
