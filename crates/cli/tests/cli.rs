@@ -909,3 +909,64 @@ fn peer_config_typos_are_named_as_such() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Another command's file gives the same one-line error as before, ending
+/// with the command that reads it; a config of the right kind gets no
+/// such hint.
+#[test]
+fn another_commands_file_names_the_command_that_reads_it() {
+    let dir = workdir("wrong-kind");
+    peer_files(&dir, "");
+    fs::write(dir.join("cfg.toml"), SMALL).unwrap();
+    fs::write(
+        dir.join("sweep.toml"),
+        "base = \"cfg.toml\"\n[axes]\n\"workload.load\" = [0.3, 0.5]\n",
+    )
+    .unwrap();
+    for (cmd, file, expect) in [
+        (
+            "run",
+            "sweep.toml",
+            "rdmasim: sweep.toml:1: base: unknown section; ",
+        ),
+        ("run", "config.txt", "rdmasim: config.txt:1: invalid TOML: "),
+        ("hpcc", "cfg.toml", "rdmasim: cfg.toml: CC_MODE: missing"),
+        (
+            "hpcc",
+            "sweep.toml",
+            "rdmasim: sweep.toml: CC_MODE: missing",
+        ),
+    ] {
+        let out = rdmasim(&dir, &[cmd, file, "--quiet"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd} {file}: {err}");
+        assert_eq!(err.lines().count(), 1, "{cmd} {file}: {err}");
+        let right = match file {
+            "sweep.toml" => "a sweep file: run it with `rdmasim sweep sweep.toml`",
+            "config.txt" => {
+                "a config of the HPCC peer simulator: run it with `rdmasim hpcc config.txt`"
+            }
+            _ => "an rdmasim TOML config: run it with `rdmasim run cfg.toml`",
+        };
+        assert!(
+            err.starts_with(expect) && err.ends_with(&format!("; this looks like {right}\n")),
+            "{cmd} {file}: {err}"
+        );
+    }
+    // The right command with a bad file: no hint to use another.
+    fs::write(
+        dir.join("cfg.toml"),
+        SMALL.replace("load = 0.5", "load = 5"),
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["run", "cfg.toml", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("looks like"), "{err}");
+    fs::write(dir.join("config.txt"), "CC_MODE 1\n").unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("looks like"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -11,7 +11,7 @@
 //! sources.
 
 use crate::defaults::fmt_bytes;
-use crate::locate::{self, At};
+use crate::locate::{self, At, FileKind};
 use crate::{ExperimentError, Scenario};
 use engine::units::{parse_bytes, parse_delay_or_length, parse_rate, parse_time};
 use engine::{Delta, InputError, Rate, Time};
@@ -777,8 +777,15 @@ pub fn load_config(path: &Path) -> Result<Config, ExperimentError> {
     parse_config(&text, &path.display().to_string())
 }
 
-/// Parse config text; `file` names it in errors.
+/// Parse config text; `file` names it in errors. An error in a file that
+/// looks like a sweep file or the peer's config ends with the command that
+/// reads it.
 pub fn parse_config(text: &str, file: &str) -> Result<Config, ExperimentError> {
+    parse_config_text(text, file)
+        .map_err(|e| locate::hint_wrong_kind(e, text, file, &[FileKind::Sweep, FileKind::Peer]))
+}
+
+fn parse_config_text(text: &str, file: &str) -> Result<Config, ExperimentError> {
     if let Err(e) = text.parse::<toml::Table>() {
         return Err(toml_error(text, file, &e, true).into());
     }

@@ -4,6 +4,10 @@
 //! keys too) and values that run over several lines in brackets. Key paths
 //! are dotted, with `[i]` for the `i`-th element of an array of tables:
 //! `cc.dcqcn.rp_timer`, `workload.extra[1].load`.
+//!
+//! The same scanner tells, by a glance at a file, which command reads it
+//! ([`looks_like`]), so that an error in a file given to the wrong command
+//! can name the right one.
 
 /// What one line of the source is.
 #[derive(Debug, PartialEq, Eq)]
@@ -199,6 +203,84 @@ pub(crate) fn at_line(text: &str, line: usize) -> At {
     At::Table(table)
 }
 
+/// The kinds of file rdmasim's commands read, as told from their text
+/// alone, to point a user who gave one command another's file to the
+/// command that reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    /// A sweep file (`rdmasim sweep`): a top-level `base` key, `[axes]` or
+    /// `[variants.*]`.
+    Sweep,
+    /// rdmasim's TOML config (`rdmasim run`): `[table]` headers or
+    /// `key = value` lines.
+    Config,
+    /// The HPCC peer's config (`rdmasim hpcc`): its first line that is not
+    /// blank or a comment is an upper-case KEY, blanks and a value.
+    Peer,
+}
+
+impl FileKind {
+    /// What to append to an error about `file`, which looks like `self`.
+    pub(crate) fn hint(self, file: &str) -> String {
+        let (what, cmd) = match self {
+            FileKind::Sweep => ("a sweep file", "sweep"),
+            FileKind::Config => ("an rdmasim TOML config", "run"),
+            FileKind::Peer => ("a config of the HPCC peer simulator", "hpcc"),
+        };
+        format!("this looks like {what}: run it with `rdmasim {cmd} {file}`")
+    }
+}
+
+/// What `text` looks like, if anything. A glance, not a parse: only used
+/// to add a hint to an error already found, never to accept a file.
+pub(crate) fn looks_like(text: &str) -> Option<FileKind> {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    let mut words = first.split_whitespace();
+    let key = words.next().unwrap_or("");
+    let peer_key = key.starts_with(|c: char| c.is_ascii_uppercase())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    if peer_key && words.next().is_some_and(|v| !v.starts_with('=')) {
+        return Some(FileKind::Peer);
+    }
+    let (lines, _) = scan(text);
+    let sweep = lines.iter().any(|k| match k {
+        LineKind::Key(k) => k == "base",
+        LineKind::Header(h) => h == "axes" || h == "variants" || h.starts_with("variants."),
+        LineKind::Other => false,
+    });
+    if sweep {
+        Some(FileKind::Sweep)
+    } else if lines.iter().any(|k| *k != LineKind::Other) {
+        Some(FileKind::Config)
+    } else {
+        None
+    }
+}
+
+/// `e` with `kind`'s hint appended, if `e` is about `file` and `text` (its
+/// contents) looks like one of the `wrong` kinds of file.
+pub(crate) fn hint_wrong_kind(
+    e: crate::ExperimentError,
+    text: &str,
+    file: &str,
+    wrong: &[FileKind],
+) -> crate::ExperimentError {
+    match (e, looks_like(text)) {
+        (crate::ExperimentError::Input(mut ie), Some(kind))
+            if ie.file == file && wrong.contains(&kind) =>
+        {
+            ie.msg = format!("{}; {}", ie.msg, kind.hint(file));
+            crate::ExperimentError::Input(ie)
+        }
+        (e, _) => e,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,5 +352,30 @@ kind = "poisson"
         assert_eq!(at_line(SRC, 1), At::Table(String::new()));
         assert_eq!(line_of_offset("a\nb\nc", 2), 2);
         assert_eq!(line_of_offset("a\nb\nc", 0), 1);
+    }
+
+    #[test]
+    fn tells_the_kinds_of_file_apart() {
+        let sweep = "# a sweep\nbase = \"q.toml\"\n[axes]\n\"cc.kind\" = [\"none\"]\n";
+        assert_eq!(looks_like(sweep), Some(FileKind::Sweep));
+        let variants = "name = \"x\"\n\n[variants.pfc]\n\"pfc.enabled\" = true\n";
+        assert_eq!(looks_like(variants), Some(FileKind::Sweep));
+        assert_eq!(looks_like(SRC), Some(FileKind::Config));
+        // `base` inside a table is a config key, not a sweep's.
+        assert_eq!(
+            looks_like("[ports.fabric]\nbase = 1\n"),
+            Some(FileKind::Config)
+        );
+        let peer = "ENABLE_QCN 1\nTOPOLOGY_FILE mix/topology.txt\nRATE_AI 5Mb/s\n";
+        assert_eq!(looks_like(peer), Some(FileKind::Peer));
+        assert_eq!(looks_like("\n# x\nCC_MODE\t3\n"), Some(FileKind::Peer));
+        // An upper-case TOML key is still TOML.
+        assert_eq!(looks_like("CC_MODE = 3\n"), Some(FileKind::Config));
+        assert_eq!(looks_like("320 16 1\n0 1 2\n"), None);
+        assert_eq!(looks_like(""), None);
+        assert_eq!(
+            FileKind::Sweep.hint("s.toml"),
+            "this looks like a sweep file: run it with `rdmasim sweep s.toml`"
+        );
     }
 }

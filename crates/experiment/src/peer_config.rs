@@ -8,6 +8,7 @@
 //! key the peer does not have either is most likely a typo: it gets a
 //! warning of its own at its line, naming the key meant when one is close.
 
+use crate::locate::{self, FileKind};
 use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
 use engine::units::{input_ps, parse_rate, parse_rate_or_bps, MAX_INPUT_PS, MAX_INPUT_TIME};
 use engine::{Delta, InputError, Rate, Time};
@@ -108,11 +109,20 @@ struct Line<'a> {
 }
 
 /// Parse the peer config at `path` and the topology and flow files it names.
+/// An error in a file that looks like rdmasim's TOML config or a sweep
+/// file ends with the command that reads it.
 pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     let file = path.display().to_string();
     let text = engine::input::read_text(path).map_err(|e| {
         ExperimentError::Input(InputError::at(&file, None, "", format!("cannot read: {e}")))
     })?;
+    parse_peer_config(path, &file, &text)
+        .map_err(|e| locate::hint_wrong_kind(e, &text, &file, &[FileKind::Sweep, FileKind::Config]))
+}
+
+/// [`load_peer_config`] of `text`, read from `path` (named `file`).
+fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, ExperimentError> {
+    let file = file.to_string();
     let lines: Vec<Line> = text
         .lines()
         .enumerate()
