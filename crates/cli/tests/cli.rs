@@ -532,7 +532,8 @@ fn peer_files(dir: &Path, extra_keys: &str) {
 
 /// A data frame larger than the whole switch buffer could never be
 /// admitted: refused, at the MTU's line, in both config formats. An MTU
-/// above a jumbo frame's runs, with a note on what it does to slowdowns.
+/// above a jumbo frame's runs, with a note on what it does to slowdowns,
+/// and one below the headers' size with a note that headers dominate.
 #[test]
 fn an_mtu_beyond_the_buffer_is_refused_and_beyond_jumbo_noted() {
     let cfg = SMALL.to_string() + "\n[nic]\nmtu = \"40MB\"\n";
@@ -561,7 +562,8 @@ fn an_mtu_beyond_the_buffer_is_refused_and_beyond_jumbo_noted() {
 
     let dir = workdir("mtu-jumbo");
     let note = "[nic] mtu = 16384 B is larger than an Ethernet jumbo frame";
-    for (mtu, noted) in [("16KiB", true), ("9000B", false)] {
+    let small = "[nic] mtu = 40 B is less than the 48 B of headers";
+    for (mtu, noted) in [("16KiB", true), ("9000B", false), ("40B", false)] {
         let cfg = SMALL.to_string() + &format!("\n[nic]\nmtu = \"{mtu}\"\n");
         fs::write(dir.join("cfg.toml"), &cfg).unwrap();
         let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "a"]);
@@ -569,6 +571,7 @@ fn an_mtu_beyond_the_buffer_is_refused_and_beyond_jumbo_noted() {
         assert_eq!(o.status.code(), Some(0), "{err}");
         assert_eq!(err.contains(note), noted, "mtu {mtu}: {err}");
         assert_eq!(err.contains("jumbo"), noted, "mtu {mtu}: {err}");
+        assert_eq!(err.contains(small), mtu == "40B", "mtu {mtu}: {err}");
     }
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -711,6 +711,14 @@ impl Simulation {
             ideal_fct_ns.push(rtt + (total as u128 * 8_000_000_000 / bw as u128) as u64);
             pair_rtt_bw.push((rtt, bw));
         }
+        if cfg.nic.mtu_payload < cfg.nic.data_header {
+            warnings.push(format!(
+                "[nic] mtu = {} B is less than the {} B of headers of each data frame: \
+                 most of what the links carry is headers, and a flow takes one packet \
+                 (and one ACK) per {} B",
+                cfg.nic.mtu_payload, cfg.nic.data_header, cfg.nic.mtu_payload
+            ));
+        }
         if cfg.nic.mtu_payload > JUMBO_PAYLOAD_BYTES {
             warnings.push(format!(
                 "[nic] mtu = {} B is larger than an Ethernet jumbo frame's payload \
