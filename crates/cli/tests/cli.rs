@@ -535,7 +535,7 @@ fn peer_files(dir: &Path, extra_keys: &str) {
 /// above a jumbo frame's runs, with a note on what it does to slowdowns,
 /// and one below the headers' size with a note that headers dominate.
 #[test]
-fn an_mtu_beyond_the_buffer_is_refused_and_beyond_jumbo_noted() {
+fn mtus_beyond_the_buffer_are_refused_and_odd_ones_noted() {
     let cfg = SMALL.to_string() + "\n[nic]\nmtu = \"40MB\"\n";
     expect_input_error(
         "mtu-buffer",
