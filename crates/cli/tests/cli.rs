@@ -161,6 +161,28 @@ fn unfinished_flows_fail_the_run_with_exit_code_1() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An output directory that cannot be created (here under a plain file)
+/// is an input error before the run, naming the directory as typed, not
+/// the temporary one beside it.
+#[test]
+fn an_output_directory_that_cannot_be_created_is_refused_before_the_run() {
+    let dir = workdir("out-unwritable");
+    fs::write(dir.join("cfg.toml"), SMALL).unwrap();
+    fs::write(dir.join("afile"), "").unwrap();
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "afile/run"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with(
+            "rdmasim: <command line>: --out: cannot create the run directory afile/run: "
+        ),
+        "{err}"
+    );
+    assert!(!err.contains(".tmp-"), "{err}");
+    assert!(o.stdout.is_empty(), "no run: {}", text(&o.stdout));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Flows that wait for something that never comes (losses with the
 /// retransmission timeout off) are reported as stalled, not as cut off.
 #[test]

@@ -139,7 +139,14 @@ pub(crate) fn check_replaceable(dir: &Path) -> Result<(), ExperimentError> {
     let meta = match fs::symlink_metadata(dir) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(ExperimentError::io(dir, e)),
+        Err(e) => {
+            return Err(ExperimentError::Input(InputError::at(
+                "<command line>",
+                None,
+                "--out",
+                format!("cannot create the run directory {}: {e}", dir.display()),
+            )))
+        }
     };
     let refuse = |why: String| {
         ExperimentError::Input(InputError::at(
@@ -169,6 +176,31 @@ pub(crate) fn check_replaceable(dir: &Path) -> Result<(), ExperimentError> {
         }
     }
     Ok(())
+}
+
+/// Check, before a run, that its directory `dir` can be written where it
+/// goes: create its parent if need be, and the temporary directory beside
+/// it that [`write_run_dir`] fills (then remove that), so that a long run
+/// does not end in an error about a path the user never typed.
+pub(crate) fn check_writable(dir: &Path) -> Result<(), ExperimentError> {
+    let dir = &normalize(dir);
+    let cannot = |e: io::Error| {
+        ExperimentError::Input(InputError::at(
+            "<command line>",
+            None,
+            "--out",
+            format!("cannot create the run directory {}: {e}", dir.display()),
+        ))
+    };
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(cannot)?;
+    }
+    let tmp = with_suffix(dir, &format!(".tmp-{}", std::process::id()));
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(cannot)?;
+    }
+    fs::create_dir(&tmp).map_err(cannot)?;
+    fs::remove_dir(&tmp).map_err(cannot)
 }
 
 fn write_file(

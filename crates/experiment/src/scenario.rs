@@ -209,6 +209,7 @@ pub fn run_scenario(
 ) -> Result<RunReport, ExperimentError> {
     if let Some(dir) = out_dir {
         output::check_replaceable(dir)?;
+        output::check_writable(dir)?;
     }
     let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
     let n_flows = s.flows.len();
