@@ -59,8 +59,14 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<u8, Failure> {
                     eprintln!("rdmasim: warning: {name}: {w}");
                 }
             }
+            // Said again on every start: the exit code counts them.
+            RunStatus::Skipped(w) => {
+                for w in w {
+                    eprintln!("rdmasim: warning: {name} (already done): {w}");
+                }
+            }
             RunStatus::Failed(e) => eprintln!("rdmasim: {name}: {e}"),
-            _ => {}
+            RunStatus::Clean => {}
         }
     }
     Ok(report.exit_code())

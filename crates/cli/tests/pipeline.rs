@@ -255,6 +255,55 @@ fn a_killed_sweep_resumes_without_running_anything_twice() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A sweep started again that has nothing left to run still exits 1 if a
+/// run of an earlier start had unfinished flows: scripts see the outcome
+/// of every run, not only of those this start ran.
+#[test]
+fn a_sweep_started_again_exits_with_the_warnings_of_its_done_runs() {
+    let dir = workdir("rerun-warnings");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    // Flows start until 6 ms: stopped at 6.5 ms some are cut off, at
+    // 50 ms all finish.
+    fs::write(
+        dir.join("grid.toml"),
+        "base = \"base.toml\"\nname = \"grid\"\n[axes]\n\"run.stop\" = [\"6.5ms\", \"50ms\"]\n",
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["sweep", "grid.toml", "--quiet"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let index = fs::read_to_string(sweep_dir(&dir).join("index.csv")).unwrap();
+    assert!(index.contains("\nrun.stop=6.5ms,6.5ms,warning,"), "{index}");
+    assert!(index.contains("\nrun.stop=50ms,50ms,ok,"), "{index}");
+    let log = fs::read_to_string(sweep_dir(&dir).join("sweep.log")).unwrap();
+
+    let out = rdmasim(&dir, &["sweep", "grid.toml", "--quiet"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(
+            "grid: 2 runs (0 ran, 2 already done, 1 with warnings, 1 of them already done)"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    let e = text(&out.stderr);
+    assert!(
+        e.starts_with("rdmasim: warning: run.stop=6.5ms (already done): ")
+            && e.trim_end().ends_with("flows did not finish")
+            && e.lines().count() == 1,
+        "{e}"
+    );
+    // Nothing ran again, and index.csv is as before.
+    assert_eq!(
+        fs::read_to_string(sweep_dir(&dir).join("sweep.log")).unwrap(),
+        log
+    );
+    assert_eq!(
+        fs::read_to_string(sweep_dir(&dir).join("index.csv")).unwrap(),
+        index
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn sweep_errors_name_the_sweep_file_line() {
     let dir = workdir("sweep-errors");

@@ -29,9 +29,11 @@
 //! written aside and renamed into place when complete, so a run directory
 //! that exists is complete. On start, a sweep takes `runs/<name>/.sweep.lock`,
 //! removes temporary directories left by a sweep that was killed, and skips
-//! every run whose directory holds a summary and the same config. Each
-//! start and finish is appended to `sweep.log`; at the end `index.csv` has
-//! one row per run: its axis values and its key numbers.
+//! every run whose directory holds a readable summary and the same config.
+//! A skipped run keeps the outcome its summary records: a start that runs
+//! nothing still reports, and exits with, the warnings of earlier starts.
+//! Each start and finish is appended to `sweep.log`; at the end `index.csv`
+//! has one row per run: its axis values and its key numbers.
 
 use crate::config::{self, parse_config, Config};
 use crate::scenario::{run_scenario, RunOptions};
@@ -117,8 +119,9 @@ pub struct SweepOptions {
 /// What became of one run of a sweep.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunStatus {
-    /// Complete before this start: not run again.
-    Skipped,
+    /// Complete before this start, so not run again; the invariants its
+    /// `summary.json` records as failed (empty if it was clean).
+    Skipped(Vec<String>),
     /// Ran and is clean.
     Clean,
     /// Ran; these invariants failed (the run directory is written).
@@ -154,13 +157,27 @@ impl SweepReport {
         self.runs.iter().filter(|(_, s)| f(s)).count()
     }
     /// The exit code: 2 if a run failed, 1 if an invariant failed, else 0.
+    /// Runs done by an earlier start count with the invariants their
+    /// summaries record, so that starting a sweep again cannot turn its
+    /// exit code into success.
     pub fn exit_code(&self) -> u8 {
         if self.count(|s| matches!(s, RunStatus::Failed(_))) > 0 {
             2
-        } else if self.count(|s| matches!(s, RunStatus::Invariants(_))) > 0 {
+        } else if self.count(RunStatus::has_warnings) > 0 {
             1
         } else {
             0
+        }
+    }
+}
+
+impl RunStatus {
+    /// Whether an invariant failed, in this start or in the earlier one
+    /// that ran it.
+    pub fn has_warnings(&self) -> bool {
+        match self {
+            RunStatus::Invariants(w) | RunStatus::Skipped(w) => !w.is_empty(),
+            RunStatus::Clean | RunStatus::Failed(_) => false,
         }
     }
 }
@@ -837,10 +854,42 @@ fn clean_stale(dir: &Path) -> Result<Vec<String>, ExperimentError> {
     Ok(removed)
 }
 
-/// Whether `dir` holds the complete run of `r`.
-fn is_done(dir: &Path, r: &PlannedRun) -> bool {
-    dir.join("summary.json").is_file()
-        && fs::read_to_string(dir.join("config.toml")).is_ok_and(|t| t == r.config_toml)
+/// If `dir` holds the complete run of `r`: the invariants its summary
+/// records as failed (empty if none). A summary that cannot be read or
+/// lacks those numbers is not a complete run: it is run again, so that
+/// every run a sweep skips has a known outcome.
+fn done_status(dir: &Path, r: &PlannedRun) -> Option<Vec<String>> {
+    if !fs::read_to_string(dir.join("config.toml")).is_ok_and(|t| t == r.config_toml) {
+        return None;
+    }
+    let text = fs::read_to_string(dir.join("summary.json")).ok()?;
+    summary_warnings(&serde_json::from_str(&text).ok()?)
+}
+
+/// The invariants a summary records as failed, checked as a run checks
+/// them (`scenario::invariants`: lossless drops, unfinished flows); `None`
+/// if the summary lacks the numbers.
+fn summary_warnings(v: &serde_json::Value) -> Option<Vec<String>> {
+    let n = |a: &str, b: &str| v.get(a).and_then(|x| x.get(b)).and_then(|x| x.as_u64());
+    let unfinished = n("flows", "unfinished")?;
+    let lossless = n("counters", "lossless_drops")?;
+    let s = |k: u64| if k == 1 { "" } else { "s" };
+    let mut out = Vec::new();
+    if lossless > 0 {
+        out.push(format!(
+            "{lossless} packet{} dropped at ports under hop-by-hop flow control (a lossless \
+             fabric)",
+            s(lossless)
+        ));
+    }
+    if unfinished > 0 {
+        // Endless bandwidth flows are neither finished nor unfinished.
+        let of = n("flows", "total")
+            .map(|t| t.saturating_sub(n("flows", "endless").unwrap_or(0)))
+            .map_or(String::new(), |t| format!(" of {t} flow{}", s(t)));
+        out.push(format!("{unfinished}{of} did not finish"));
+    }
+    Some(out)
 }
 
 /// Appends lines to `sweep.log`.
@@ -883,9 +932,11 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
     let cleaned = clean_stale(&dir)?;
     let log = Log::open(&dir.join("sweep.log"))?;
 
-    let todo: Vec<usize> = (0..runs.len())
-        .filter(|&i| !is_done(&dir.join(&runs[i].name), &runs[i]))
+    let mut done: Vec<Option<Vec<String>>> = runs
+        .iter()
+        .map(|r| done_status(&dir.join(&r.name), r))
         .collect();
+    let todo: Vec<usize> = (0..runs.len()).filter(|&i| done[i].is_none()).collect();
     let show = !opts.quiet;
     if show {
         let done = runs.len() - todo.len();
@@ -975,7 +1026,7 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
                         format!("{} ({secs:.1} s): warning: {}", r.name, w.join("; "))
                     }
                     RunStatus::Failed(e) => format!("{}: failed: {e}", r.name),
-                    RunStatus::Skipped => unreachable!("only runs to do are run"),
+                    RunStatus::Skipped(_) => unreachable!("only runs to do are run"),
                 };
                 match &bar {
                     Some(b) => {
@@ -1007,8 +1058,17 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
     let runs_status: Vec<(String, RunStatus)> = runs
         .iter()
         .zip(status)
-        .map(|(r, s)| {
-            let s = s.into_inner().ok().flatten().unwrap_or(RunStatus::Skipped);
+        .zip(&mut done)
+        .map(|((r, s), d)| {
+            let s = s
+                .into_inner()
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| match d.take() {
+                    Some(w) => RunStatus::Skipped(w),
+                    // A run to do that left no outcome must not pass for clean.
+                    None => RunStatus::Failed("it ran but recorded no outcome".into()),
+                });
             (r.name.clone(), s)
         })
         .collect();
@@ -1151,13 +1211,8 @@ fn write_index(
         let st = match (st, &summary) {
             (RunStatus::Failed(_), _) => "failed",
             (_, None) => "missing",
-            (RunStatus::Invariants(_), _) => "warning",
-            (_, Some(v))
-                if summary_value(v, &["flows", "unfinished"]) != "0"
-                    || summary_value(v, &["counters", "lossless_drops"]) != "0" =>
-            {
-                "warning"
-            }
+            (st, _) if st.has_warnings() => "warning",
+            (_, Some(v)) if summary_warnings(v).is_none_or(|w| !w.is_empty()) => "warning",
             _ => "ok",
         };
         s.push(',');
@@ -1185,11 +1240,15 @@ fn write_index(
         .map_err(|e| ExperimentError::io(&path, e))
 }
 
-/// A one-line account of a finished sweep, for people.
+/// A one-line account of a finished sweep, for people. Warnings count
+/// every run, those already done included, as the exit code does; how
+/// many of them were already done says why a start that ran nothing
+/// still warns.
 pub fn describe(r: &SweepReport) -> String {
-    let skipped = r.count(|s| *s == RunStatus::Skipped);
+    let skipped = r.count(|s| matches!(s, RunStatus::Skipped(_)));
     let ran = r.runs.len() - skipped;
-    let warn = r.count(|s| matches!(s, RunStatus::Invariants(_)));
+    let warn = r.count(RunStatus::has_warnings);
+    let warn_done = r.count(|s| matches!(s, RunStatus::Skipped(_)) && s.has_warnings());
     let failed = r.count(|s| matches!(s, RunStatus::Failed(_)));
     let mut s = format!(
         "{}: {} runs ({ran} ran, {skipped} already done",
@@ -1198,6 +1257,9 @@ pub fn describe(r: &SweepReport) -> String {
     );
     if warn > 0 {
         let _ = write!(s, ", {warn} with warnings");
+        if warn_done > 0 {
+            let _ = write!(s, ", {warn_done} of them already done");
+        }
     }
     if failed > 0 {
         let _ = write!(s, ", {failed} failed");
@@ -1426,6 +1488,58 @@ kmax = "400KB"
         assert!(e.contains("variants.bad") || e.contains("cc.kond"), "{e}");
         let e = sweep_of("\"variant\" = [1]\n").unwrap_err().to_string();
         assert!(e.contains("axes.variant"), "{e}");
+    }
+
+    #[test]
+    fn runs_already_done_count_with_the_warnings_their_summaries_record() {
+        let w = |j: &str| summary_warnings(&serde_json::from_str(j).unwrap());
+        assert_eq!(
+            w(r#"{"flows": {"total": 10, "unfinished": 0}, "counters": {"lossless_drops": 0}}"#),
+            Some(vec![])
+        );
+        assert_eq!(
+            w(r#"{"flows": {"total": 10, "unfinished": 3, "endless": 1},
+                  "counters": {"lossless_drops": 1}}"#),
+            Some(vec![
+                "1 packet dropped at ports under hop-by-hop flow control (a lossless fabric)"
+                    .to_string(),
+                "3 of 9 flows did not finish".to_string()
+            ])
+        );
+        // Without the numbers the outcome is unknown: the run is redone.
+        assert_eq!(w(r#"{"flows": {"total": 10}}"#), None);
+
+        let mut r = SweepReport {
+            name: "t".into(),
+            dir: PathBuf::from("runs/t"),
+            runs: vec![
+                (
+                    "a".into(),
+                    RunStatus::Skipped(vec!["3 of 9 flows did not finish".into()]),
+                ),
+                ("b".into(), RunStatus::Skipped(vec![])),
+                ("c".into(), RunStatus::Clean),
+            ],
+            cleaned: vec![],
+            wall_s: 0.0,
+            comparisons: vec![],
+            variant_runs: vec![],
+            report: None,
+        };
+        assert_eq!(r.exit_code(), 1);
+        assert!(
+            describe(&r).starts_with(
+                "t: 3 runs (1 ran, 2 already done, 1 with warnings, 1 of them already done) in "
+            ),
+            "{}",
+            describe(&r)
+        );
+        r.runs[0].1 = RunStatus::Skipped(vec![]);
+        assert_eq!(r.exit_code(), 0);
+        assert!(describe(&r).starts_with("t: 3 runs (1 ran, 2 already done) in "));
+        r.runs[2].1 = RunStatus::Invariants(vec!["x".into()]);
+        assert_eq!(r.exit_code(), 1);
+        assert!(describe(&r).starts_with("t: 3 runs (1 ran, 2 already done, 1 with warnings) in "));
     }
 
     #[test]
