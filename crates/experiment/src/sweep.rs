@@ -731,6 +731,9 @@ fn fmt_values(values: &[(String, String)]) -> String {
 
 /// An error in the config of one combination: pointed at the axis whose
 /// key it names (an unknown key, a bad value), else left at the base file.
+/// Only an error about the key itself calls it unknown; any other is the
+/// value's, named with the value, since a valid key with a mistyped value
+/// would otherwise send the user looking for a key that is fine.
 fn blame_axis(e: ExperimentError, sweep: &Sweep, values: &[(String, String)]) -> ExperimentError {
     let ExperimentError::Input(ie) = &e else {
         return e;
@@ -756,13 +759,22 @@ fn blame_axis(e: ExperimentError, sweep: &Sweep, values: &[(String, String)]) ->
         });
     match hit {
         Some((a, (_, v))) => {
-            let msg = if ie.msg.starts_with("unknown") {
-                format!(
-                    "{} (not a config key: `rdmasim config --defaults` lists them)",
-                    ie.msg
-                )
+            let k = a.key.as_str();
+            // The error names the key or a table on its path, not a key
+            // inside the value (an inline table).
+            let on_key = !field.starts_with(&format!("{k}."));
+            let msg = ie.msg.as_str();
+            let msg = if on_key
+                && (msg.starts_with("unknown key") || msg.starts_with("unknown section"))
+            {
+                format!("{msg} (not a config key: `rdmasim config --defaults` lists them)")
+            } else if on_key && msg.starts_with("not a key of kind") {
+                // A config key, but not of the kind this run has.
+                msg.to_string()
+            } else if let Some(rest) = msg.strip_prefix(&format!("unknown value {v}")) {
+                format!("value {v} is not one this key takes{rest}")
             } else {
-                format!("value {v}: {}", ie.msg)
+                format!("value {v}: {msg}")
             };
             let table = if sweep.set.iter().any(|s| s.key == a.key) {
                 "set"
@@ -1405,7 +1417,7 @@ kmax = "400KB"
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("axes.\"cc.kind\": unknown value \"fast\""),
+            e.contains("axes.\"cc.kind\": value \"fast\" is not one this key takes"),
             "{e}"
         );
         let e = plan_of("\"run.seed.x\" = [1]\n").unwrap_err().to_string();
@@ -1449,6 +1461,55 @@ kmax = "400KB"
         fs::remove_dir_all(&dir).unwrap();
         assert!(
             e.starts_with("s.toml:2: base: ") && e.contains("is a sweep file"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_bad_value_of_a_valid_key_is_blamed_on_the_value() {
+        let e = plan_of("\"cc.kind\" = [\"dcqcn\", \"dcqn\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "s.toml:5: axes.\"cc.kind\": value \"dcqn\" is not one this key takes; \
+                 expected one of none, dcqcn,"
+            ),
+            "{e}"
+        );
+        assert!(!e.contains("not a config key"), "{e}");
+        let e = plan_of("\"topology.rate\" = [\"10Gbps\", \"10Gbs\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"topology.rate\": value \"10Gbs\": unknown rate unit"),
+            "{e}"
+        );
+        assert!(!e.contains("not a config key"), "{e}");
+        // [set] the same way.
+        let e = plan(&sweep_of("\"run.seed\" = [1]\n[set]\n\"cc.kind\" = \"dcqn\"\n").unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:7: set.\"cc.kind\": value \"dcqn\" is not one this key takes"),
+            "{e}"
+        );
+        // A key of another topology kind: the key is wrong here, not the
+        // value it was given.
+        let e = plan_of("\"topology.host_rate\" = [\"10Gbps\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"topology.host_rate\": not a key of kind = \"star\""),
+            "{e}"
+        );
+        // A key that is no config key is still called one.
+        let e = plan_of("\"workload.lod\" = [0.3]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"workload.lod\": unknown key")
+                && e.ends_with("(not a config key: `rdmasim config --defaults` lists them)"),
             "{e}"
         );
     }
