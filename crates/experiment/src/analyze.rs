@@ -361,6 +361,19 @@ fn pct(v: f64) -> String {
     }
 }
 
+/// A bucket bound, percent of the flows: `7.5`, `15`, `22.5`. Rounded to
+/// six places first, so that float steps (`3 * 0.1`) print as written.
+fn fmt_bound(v: f64) -> String {
+    let s = format!("{v:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The peer bucket `i` of `step`: `7.5-15`.
+fn peer_bucket_name(i: usize, step: f64) -> String {
+    let (lo, hi) = (i as f64 * step, ((i + 1) as f64 * step).min(100.0));
+    format!("{}-{}", fmt_bound(lo), fmt_bound(hi))
+}
+
 /// A size for people: `950B`, `12.3KB`, `1.5MB` (decimal units).
 pub fn fmt_size(b: u64) -> String {
     let f = b as f64;
@@ -450,12 +463,11 @@ pub fn render(runs: &[RunAnalysis], o: &AnalyzeOptions) -> String {
     }];
     let nb = runs.iter().map(|r| r.peer.len()).max().unwrap_or(0);
     for i in 0..nb {
-        let (lo, hi) = (i as f64 * o.step, ((i + 1) as f64 * o.step).min(100.0));
         let size = match (first.peer_min_size.get(i), first.peer.get(i)) {
             (Some(a), Some(b)) => format!("{}-{}", fmt_size(*a), fmt_size(b.max_size)),
             _ => String::new(),
         };
-        let mut row = vec![format!("{lo:.4}-{hi:.4}").replace(".0000", ""), size];
+        let mut row = vec![peer_bucket_name(i, o.step), size];
         for (k, r) in runs.iter().enumerate() {
             let base = (k > 0).then(|| first.peer.get(i)).flatten();
             match r.peer.get(i) {
@@ -541,11 +553,7 @@ pub fn write_csv<W: Write>(runs: &[RunAnalysis], o: &AnalyzeOptions, mut w: W) -
             let rl = |v: f64, g: fn(&PeerBucket) -> f64| {
                 base.map(|x| f(rel(v, g(x)))).unwrap_or_default()
             };
-            let bucket = format!(
-                "{}-{}",
-                i as f64 * o.step,
-                ((i + 1) as f64 * o.step).min(100.0)
-            );
+            let bucket = peer_bucket_name(i, o.step);
             writeln!(
                 w,
                 "{label},{path},peer,{bucket},{},{},{},{},{},{},{},{},{},{},{}",
@@ -772,6 +780,30 @@ mod tests {
                 && l.ends_with(",0.000000,1.000000,0.000000,0.000000")),
             "{csv}"
         );
+    }
+
+    #[test]
+    fn bucket_bounds_have_no_trailing_zeros() {
+        let o = AnalyzeOptions {
+            step: 7.5,
+            ..AnalyzeOptions::default()
+        };
+        let text = render(&[analyze_text(&o)], &o);
+        let rows: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| {
+                w.split_once('-')
+                    .is_some_and(|(a, b)| a.parse::<f64>().is_ok() && b.parse::<f64>().is_ok())
+            })
+            .collect();
+        assert_eq!(rows[..3], ["0-7.5", "7.5-15", "15-22.5"], "{text}");
+        assert_eq!(rows.last(), Some(&"97.5-100"), "{text}");
+        assert!(!text.contains(".50"), "{text}");
+        // Float steps print as written, in the table and the CSV alike.
+        assert_eq!(peer_bucket_name(3, 0.1), "0.3-0.4");
+        assert_eq!(peer_bucket_name(0, 0.001), "0-0.001");
+        assert_eq!(peer_bucket_name(19, 5.0), "95-100");
     }
 
     #[test]
