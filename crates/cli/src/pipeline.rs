@@ -120,7 +120,8 @@ fn report_plots(
 /// Which flows to keep, shared by `analyze` and the flow plots.
 #[derive(Debug, Args)]
 pub(crate) struct FlowFilter {
-    /// Flow class: normal (dport 100), incast (dport 200) or all.
+    /// Flow class: normal (dport 100), incast (dport 200) or all; in a
+    /// flows.csv or a peer fct.txt alike.
     #[arg(long, default_value = "all", value_name = "CLASS")]
     class: String,
     /// Keep flows completed in [START, END): e.g. 0,5ms or ,2000000 (ns);
@@ -171,7 +172,10 @@ impl FlowFilter {
 /// `rdmasim analyze`.
 #[derive(Debug, Args)]
 pub(crate) struct AnalyzeArgs {
-    /// Run directories (or flows.csv files); the first is the baseline.
+    /// Run directories, flows.csv files, or the peer's fct.txt files (no
+    /// header; `sip dip sport dport size start_ns fct_ns ideal_fct_ns` per
+    /// finished flow, as the peer and `rdmasim hpcc` write them); the first
+    /// is the baseline.
     #[arg(required = true, value_name = "RUN_DIR")]
     runs: Vec<PathBuf>,
     #[command(flatten)]
@@ -234,7 +238,7 @@ struct PortArgs {
 enum PlotKind {
     /// p50 and p99 slowdown against flow size (the peer's buckets), one colour per run.
     Slowdown {
-        /// Run directories (or flows.csv files).
+        /// Run directories (or flows.csv or the peer's fct.txt files).
         #[arg(required = true, value_name = "RUN_DIR")]
         runs: Vec<PathBuf>,
         #[command(flatten)]
@@ -244,7 +248,7 @@ enum PlotKind {
     },
     /// CDF of flow completion time (or slowdown), one line per run.
     Cdf {
-        /// Run directories (or flows.csv files).
+        /// Run directories (or flows.csv or the peer's fct.txt files).
         #[arg(required = true, value_name = "RUN_DIR")]
         runs: Vec<PathBuf>,
         /// Plot the CDF of slowdown instead of FCT.

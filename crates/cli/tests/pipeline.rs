@@ -304,6 +304,54 @@ fn a_sweep_started_again_exits_with_the_warnings_of_its_done_runs() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `analyze` reads the peer's `fct.txt` (here the one a run writes, under
+/// the name the peer's scripts give it) and prints the tables it prints
+/// for the run directory; a broken line is bad input, named.
+#[test]
+fn analyze_reads_the_peers_fct_txt() {
+    let dir = workdir("fct-txt");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    let out = rdmasim(&dir, &["run", "base.toml", "--out", "r", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    fs::copy(dir.join("r/fct.txt"), dir.join("x_fct.txt")).unwrap();
+    for class in ["all", "normal"] {
+        let run = rdmasim(&dir, &["analyze", "r", "--step", "7.5", "--class", class]);
+        let fct = rdmasim(
+            &dir,
+            &["analyze", "x_fct.txt", "--step", "7.5", "--class", class],
+        );
+        assert_eq!(fct.status.code(), Some(0), "{}", text(&fct.stderr));
+        let (run, fct) = (text(&run.stdout), text(&fct.stdout));
+        // Every flow finished: only the name of the file read differs.
+        // (Websearch sizes have no ties to order differently.)
+        let first = |t: &str| t.lines().next().unwrap().to_string();
+        assert!(first(&run).starts_with("A = r (r/flows.csv): "), "{run}");
+        assert_eq!(
+            first(&fct),
+            first(&run).replace("A = r (r/flows.csv)", "A = x_fct.txt (x_fct.txt)")
+        );
+        assert_eq!(
+            run.lines().skip(1).collect::<Vec<_>>(),
+            fct.lines().skip(1).collect::<Vec<_>>()
+        );
+        assert!(fct.contains("\n7.5-15 "), "{fct}");
+    }
+    let out = rdmasim(&dir, &["plot", "cdf", "r", "x_fct.txt", "-o", "c.svg"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let mut broken = fs::read_to_string(dir.join("x_fct.txt")).unwrap();
+    broken = broken.replacen(" 100 ", " x ", 2);
+    fs::write(dir.join("x_fct.txt"), broken).unwrap();
+    let out = rdmasim(&dir, &["analyze", "x_fct.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("rdmasim: x_fct.txt:1: dport: 'x' is not a port number"),
+        "{}",
+        text(&out.stderr)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn sweep_errors_name_the_sweep_file_line() {
     let dir = workdir("sweep-errors");

@@ -18,6 +18,11 @@
 //! One difference from the script: flows of equal size are ordered by id
 //! here; the script's `sort -n -k 2` orders them by the text of the line.
 //! This only matters for equal-size flows on either side of a group edge.
+//!
+//! A run may also be the peer's `fct.txt` itself, the script's own input
+//! ([`read_peer_fct`]): the same tables, from finished flows only (the file
+//! lists no others), classes by its `dport` as above, and flows of equal
+//! size in the file's (completion) order.
 
 use crate::ExperimentError;
 use engine::units::parse_time;
@@ -126,9 +131,9 @@ pub fn parse_window(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
 pub struct RunAnalysis {
     /// Short name for tables and legends.
     pub label: String,
-    /// The `flows.csv` read.
+    /// The `flows.csv` or `fct.txt` read.
     pub path: PathBuf,
-    /// Flows in the file.
+    /// Flows in the file (an `fct.txt` holds finished flows only).
     pub total: usize,
     /// Finished flows the filters kept.
     pub kept: usize,
@@ -149,9 +154,11 @@ pub fn flows_path(p: &Path) -> PathBuf {
     }
 }
 
-/// Read a `flows.csv` (by its header, so columns may move or be added).
-/// Needs `id`, `size`, `start_ns`, `fct_ns`, `ideal_fct_ns` and `dport`;
-/// slowdown is recomputed as `fct_ns / ideal_fct_ns`.
+/// Read a `flows.csv` (by its header, so columns may move or be added)
+/// or the peer's `fct.txt` ([`read_peer_fct`]), told apart by the first
+/// line: a `flows.csv` header has commas, an `fct.txt` line has none.
+/// A `flows.csv` needs `id`, `size`, `start_ns`, `fct_ns`, `ideal_fct_ns`
+/// and `dport`; slowdown is recomputed as `fct_ns / ideal_fct_ns`.
 pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
     let file = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
     let name = path.display().to_string();
@@ -161,8 +168,17 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
     let mut lines = io::BufReader::new(file).lines();
     let header = match lines.next() {
         Some(h) => h.map_err(|e| ExperimentError::io(path, e))?,
-        None => return Err(bad(1, "", "empty file; expected a flows.csv header".into())),
+        None => {
+            return Err(bad(
+                1,
+                "",
+                "empty file; expected a flows.csv header or the peer's fct.txt lines".into(),
+            ))
+        }
     };
+    if !header.contains(',') {
+        return read_peer_fct(path, std::iter::once(Ok(header)).chain(lines));
+    }
     let cols: Vec<&str> = header.trim().split(',').collect();
     let col = |n: &str| cols.iter().position(|c| *c == n);
     let need = |n: &str| {
@@ -233,6 +249,110 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
     Ok(out)
 }
 
+/// The fields of a line of the peer's `fct.txt`, in order.
+const PEER_FCT_FIELDS: [&str; 8] = [
+    "sip",
+    "dip",
+    "sport",
+    "dport",
+    "size",
+    "start_ns",
+    "fct_ns",
+    "ideal_fct_ns",
+];
+
+/// Read the peer's `fct.txt` (`specs/peer-hpcc-ns3.md` §4; what `rdmasim
+/// hpcc` and every run directory hold): no header, one line per finished
+/// flow in completion order, `sip dip sport dport size start_ns fct_ns
+/// ideal_fct_ns` separated by spaces, IPs in hex. Unfinished flows are not
+/// in it, so every record is finished. A flow's id is its line's place in
+/// the file (the file has no ids); its priority group is 0 (nor those).
+pub fn read_peer_fct(
+    path: &Path,
+    lines: impl Iterator<Item = io::Result<String>>,
+) -> Result<Vec<FlowRecord>, ExperimentError> {
+    let name = path.display().to_string();
+    let bad = |line: usize, field: &str, msg: String| {
+        ExperimentError::Input(InputError::at(name.as_str(), Some(line), field, msg))
+    };
+    let mut out = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let line = line.map_err(|e| ExperimentError::io(path, e))?;
+        let ln = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() != PEER_FCT_FIELDS.len() {
+            let what = format!(
+                "{} fields; a line of the peer's fct.txt has 8: {}",
+                f.len(),
+                PEER_FCT_FIELDS.join(" ")
+            );
+            // The first line decided the format: say both it could have been.
+            let msg = if out.is_empty() {
+                format!(
+                    "neither a flows.csv header (it has no commas) nor an fct.txt line ({what})"
+                )
+            } else {
+                what
+            };
+            return Err(bad(ln, "", msg));
+        }
+        let field = |k: usize| (PEER_FCT_FIELDS[k], f[k]);
+        // The peer's address of node n is 0x0b000001 + (n / 256 << 16) +
+        // (n % 256 << 8), so bits 8..24 hold n (`stats::host_ip`).
+        let node = |k: usize| -> Result<u32, ExperimentError> {
+            let (what, s) = field(k);
+            u32::from_str_radix(s, 16)
+                .map(|ip| (ip >> 8) & 0xffff)
+                .map_err(|_| {
+                    bad(
+                        ln,
+                        what,
+                        format!("'{s}' is not an IP address in hex (e.g. 0b000101)"),
+                    )
+                })
+        };
+        let port = |k: usize| -> Result<u16, ExperimentError> {
+            let (what, s) = field(k);
+            s.parse()
+                .map_err(|_| bad(ln, what, format!("'{s}' is not a port number (0 to 65535)")))
+        };
+        let whole = |k: usize| -> Result<u64, ExperimentError> {
+            let (what, s) = field(k);
+            s.parse()
+                .map_err(|_| bad(ln, what, format!("'{s}' is not a whole number")))
+        };
+        let (start_ns, fct_ns, ideal) = (whole(5)?, whole(6)?, whole(7)?);
+        let end_ns = start_ns.checked_add(fct_ns).ok_or_else(|| {
+            bad(
+                ln,
+                "fct_ns",
+                format!("{start_ns} + {fct_ns}: the flow would end past the last nanosecond"),
+            )
+        })?;
+        out.push(FlowRecord {
+            id: out.len() as u32,
+            src: node(0)?,
+            dst: node(1)?,
+            size: whole(4)?,
+            start_ns,
+            end_ns: Some(end_ns),
+            fct_ns: Some(fct_ns),
+            ideal_fct_ns: ideal,
+            // As for flows.csv, and as the peer's script divides.
+            slowdown: Some(fct_ns as f64 / ideal.max(1) as f64),
+            pg: 0,
+            dport: port(3)?,
+            sport: port(2)?,
+            retransmitted_bytes: 0,
+            paused_ns: 0,
+        });
+    }
+    Ok(out)
+}
+
 /// The finished flows `o` keeps.
 pub fn filter(records: &[FlowRecord], o: &AnalyzeOptions) -> Vec<FlowRecord> {
     records
@@ -278,7 +398,11 @@ pub fn labels(paths: &[PathBuf]) -> Vec<String> {
     let names: Vec<String> = paths
         .iter()
         .map(|p| {
-            let p = if p.file_name().is_some_and(|n| n == "flows.csv") {
+            // A run directory's own files are named by the directory.
+            let p = if p
+                .file_name()
+                .is_some_and(|n| n == "flows.csv" || n == "fct.txt")
+            {
                 p.parent().unwrap_or(p)
             } else {
                 p.as_path()
@@ -780,6 +904,99 @@ mod tests {
                 && l.ends_with(",0.000000,1.000000,0.000000,0.000000")),
             "{csv}"
         );
+    }
+
+    #[test]
+    fn the_peers_fct_txt_gives_the_tables_flows_csv_gives() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-analyze-fct-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("flows.csv");
+        std::fs::write(&csv, flows_csv()).unwrap();
+        let recs = read_flows(&csv).unwrap();
+        // As rdmasim writes it: finished flows only, IPs in hex.
+        let mut text = Vec::new();
+        stats::write_peer_fct(&recs, &mut text).unwrap();
+        let fct = dir.join("x_fct.txt");
+        std::fs::write(&fct, &text).unwrap();
+        let peer = read_flows(&fct).unwrap();
+        assert_eq!(peer.len(), 23, "the unfinished flow is not in fct.txt");
+        assert!(peer
+            .iter()
+            .all(|r| r.src == 0 && r.dst == 1 && r.is_finished()));
+        // The script's own filter (-t 0: dport 100), and every class: the
+        // same statistics as from flows.csv. Normal flows have distinct
+        // sizes, so no tie at a group edge can order them differently.
+        for o in [
+            AnalyzeOptions {
+                class: Class::Normal,
+                until_ns: Some(900_000),
+                step: 15.0,
+                ..AnalyzeOptions::default()
+            },
+            AnalyzeOptions {
+                class: Class::Incast,
+                ..AnalyzeOptions::default()
+            },
+            AnalyzeOptions::default(),
+        ] {
+            let a = analyze_records("a", &csv, &recs, &o);
+            let b = analyze_records("b", &fct, &peer, &o);
+            assert_eq!(a.kept, b.kept);
+            assert_eq!(format!("{:?}", a.size), format!("{:?}", b.size));
+            if o.class != Class::All {
+                assert_eq!(format!("{:?}", a.peer), format!("{:?}", b.peer));
+                assert_eq!(a.peer_min_size, b.peer_min_size);
+            }
+        }
+        // Nodes past 255 and ports, back from the peer's addresses.
+        let mut r = recs[0].clone();
+        (r.src, r.dst, r.sport, r.dport) = (300, 238, 10007, 200);
+        let mut text = Vec::new();
+        stats::write_peer_fct(&[r], &mut text).unwrap();
+        std::fs::write(&fct, &text).unwrap();
+        let back = read_flows(&fct).unwrap();
+        assert_eq!(
+            (back[0].src, back[0].dst, back[0].sport, back[0].dport),
+            (300, 238, 10007, 200)
+        );
+        // A run directory's fct.txt is named by its directory.
+        assert_eq!(
+            labels(&[
+                PathBuf::from("runs/a/fct.txt"),
+                PathBuf::from("out/x_fct.txt")
+            ]),
+            ["a", "x_fct.txt"]
+        );
+
+        // Bad lines: the file, the line and the field.
+        let err = |body: &str| {
+            std::fs::write(&fct, body).unwrap();
+            read_flows(&fct).unwrap_err().to_string()
+        };
+        let name = fct.display().to_string();
+        let line = "0b000001 0b000101 10000 100 1000 0 2000 1000";
+        assert_eq!(
+            err(&format!(
+                "{line}\n\n0b000001 0b000101 10000 100 1000 0 2000\n"
+            )),
+            format!(
+                "{name}:3: 7 fields; a line of the peer's fct.txt has 8: sip dip sport dport \
+                 size start_ns fct_ns ideal_fct_ns"
+            )
+        );
+        assert!(
+            err(&line.replace("0b000101", "0g000101")).starts_with(&format!(
+                "{name}:1: dip: '0g000101' is not an IP address in hex"
+            )),
+        );
+        assert!(err(&line.replace(" 100 ", " 70000 "))
+            .starts_with(&format!("{name}:1: dport: '70000' is not a port number")));
+        assert!(err(&line.replace(" 2000 ", " 2e3 "))
+            .starts_with(&format!("{name}:1: fct_ns: '2e3' is not a whole number")));
+        assert!(err("id size\n").starts_with(&format!(
+            "{name}:1: neither a flows.csv header (it has no commas) nor an fct.txt line"
+        )));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
