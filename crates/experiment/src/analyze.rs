@@ -228,6 +228,10 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
             Some(get(c_fct, "fct_ns")?)
         };
         let start_ns = get(c_start, "start_ns")?;
+        let end_ns = match fct_ns {
+            Some(x) => Some(flow_end(start_ns, x).map_err(|m| bad(ln, "fct_ns", m))?),
+            None => None,
+        };
         let ideal = get(c_ideal, "ideal_fct_ns")?;
         out.push(FlowRecord {
             id: get(c_id, "id")? as u32,
@@ -235,7 +239,7 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
             dst: opt(c_dst) as u32,
             size: get(c_size, "size")?,
             start_ns,
-            end_ns: fct_ns.map(|x| start_ns + x),
+            end_ns,
             fct_ns,
             ideal_fct_ns: ideal,
             slowdown: fct_ns.map(|x| x as f64 / ideal.max(1) as f64),
@@ -247,6 +251,16 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
         });
     }
     Ok(out)
+}
+
+/// When a flow ended. Numbers read from a file may not add up within u64
+/// (a damaged or hand-made file): an error, not an overflow.
+fn flow_end(start_ns: u64, fct_ns: u64) -> Result<u64, String> {
+    start_ns.checked_add(fct_ns).ok_or_else(|| {
+        format!(
+            "start_ns {start_ns} + fct_ns {fct_ns}: the flow would end past the last nanosecond"
+        )
+    })
 }
 
 /// The fields of a line of the peer's `fct.txt`, in order.
@@ -325,13 +339,7 @@ pub fn read_peer_fct(
                 .map_err(|_| bad(ln, what, format!("'{s}' is not a whole number")))
         };
         let (start_ns, fct_ns, ideal) = (whole(5)?, whole(6)?, whole(7)?);
-        let end_ns = start_ns.checked_add(fct_ns).ok_or_else(|| {
-            bad(
-                ln,
-                "fct_ns",
-                format!("{start_ns} + {fct_ns}: the flow would end past the last nanosecond"),
-            )
-        })?;
+        let end_ns = flow_end(start_ns, fct_ns).map_err(|m| bad(ln, "fct_ns", m))?;
         out.push(FlowRecord {
             id: out.len() as u32,
             src: node(0)?,
@@ -996,6 +1004,43 @@ mod tests {
         assert!(err("id size\n").starts_with(&format!(
             "{name}:1: neither a flows.csv header (it has no commas) nor an fct.txt line"
         )));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_flow_ending_past_the_last_nanosecond_is_bad_input() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-analyze-end-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("flows.csv");
+        std::fs::write(
+            &path,
+            format!(
+                "{}\n0,0,1,1000,{},,2,1000,,3,10000,100,0,0\n",
+                stats::FLOWS_CSV_HEADER,
+                u64::MAX
+            ),
+        )
+        .unwrap();
+        let e = read_flows(&path).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}:2: fct_ns: start_ns {} + fct_ns 2: ",
+                path.display(),
+                u64::MAX
+            )),
+            "{e}"
+        );
+        let path = dir.join("fct.txt");
+        std::fs::write(
+            &path,
+            format!("0b000001 0b000101 10000 100 1000 {} 2 1000\n", u64::MAX),
+        )
+        .unwrap();
+        let e = read_flows(&path).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}:1: fct_ns: ", path.display())),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
