@@ -879,7 +879,8 @@ fn done_status(dir: &Path, r: &PlannedRun) -> Option<Vec<String>> {
 }
 
 /// The invariants a summary records as failed, checked as a run checks
-/// them (`scenario::invariants`: lossless drops, unfinished flows); `None`
+/// them (`scenario::invariants`: no flows, lossless drops, unfinished
+/// flows); `None`
 /// if the summary lacks the numbers.
 fn summary_warnings(v: &serde_json::Value) -> Option<Vec<String>> {
     let n = |a: &str, b: &str| v.get(a).and_then(|x| x.get(b)).and_then(|x| x.as_u64());
@@ -887,6 +888,9 @@ fn summary_warnings(v: &serde_json::Value) -> Option<Vec<String>> {
     let lossless = n("counters", "lossless_drops")?;
     let s = |k: u64| if k == 1 { "" } else { "s" };
     let mut out = Vec::new();
+    if n("flows", "total") == Some(0) {
+        out.push("the workload has no flows, so nothing was simulated".to_string());
+    }
     if lossless > 0 {
         out.push(format!(
             "{lossless} packet{} dropped at ports under hop-by-hop flow control (a lossless \
@@ -1557,6 +1561,12 @@ kmax = "400KB"
         assert_eq!(
             w(r#"{"flows": {"total": 10, "unfinished": 0}, "counters": {"lossless_drops": 0}}"#),
             Some(vec![])
+        );
+        assert_eq!(
+            w(r#"{"flows": {"total": 0, "unfinished": 0}, "counters": {"lossless_drops": 0}}"#),
+            Some(vec![
+                "the workload has no flows, so nothing was simulated".to_string()
+            ])
         );
         assert_eq!(
             w(r#"{"flows": {"total": 10, "unfinished": 3, "endless": 1},
