@@ -158,7 +158,9 @@ pub fn flows_path(p: &Path) -> PathBuf {
 /// or the peer's `fct.txt` ([`read_peer_fct`]), told apart by the first
 /// line: a `flows.csv` header has commas, an `fct.txt` line has none.
 /// A `flows.csv` needs `id`, `size`, `start_ns`, `fct_ns`, `ideal_fct_ns`
-/// and `dport`; slowdown is recomputed as `fct_ns / ideal_fct_ns`.
+/// and `dport`; slowdown is recomputed as `fct_ns / ideal_fct_ns`. A
+/// number that does not fit its field (`dport` past 65535, `id` past
+/// `u32::MAX`, ...) is an error at its line and column, never truncated.
 pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
     let file = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
     let name = path.display().to_string();
@@ -215,13 +217,23 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
                 format!("{} fields, but the header has {}", f.len(), cols.len()),
             ));
         }
-        fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
-            s.trim().parse().ok()
-        }
         let get = |c: usize, what: &str| -> Result<u64, ExperimentError> {
-            num(f[c]).ok_or_else(|| bad(ln, what, format!("'{}' is not a whole number", f[c])))
+            parse_whole(f[c]).map_err(|m| bad(ln, what, m))
         };
-        let opt = |c: Option<usize>| c.and_then(|c| num::<u64>(f[c])).unwrap_or(0);
+        // An optional column that is missing or empty reads as 0 (unknown);
+        // a value in it must fit its field, as in the required ones.
+        fn opt<T: Whole>(
+            f: &[&str],
+            c: Option<usize>,
+            what: &str,
+            bad: impl Fn(&str, String) -> ExperimentError,
+        ) -> Result<T, ExperimentError> {
+            match c {
+                Some(c) if !f[c].trim().is_empty() => parse_whole(f[c]).map_err(|m| bad(what, m)),
+                _ => Ok(T::ZERO),
+            }
+        }
+        let opt_bad = |what: &str, m: String| bad(ln, what, m);
         let fct_ns = if f[c_fct].trim().is_empty() {
             None
         } else {
@@ -234,23 +246,64 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
         };
         let ideal = get(c_ideal, "ideal_fct_ns")?;
         out.push(FlowRecord {
-            id: get(c_id, "id")? as u32,
-            src: opt(c_src) as u32,
-            dst: opt(c_dst) as u32,
+            id: parse_whole(f[c_id]).map_err(|m| bad(ln, "id", m))?,
+            src: opt(&f, c_src, "src", opt_bad)?,
+            dst: opt(&f, c_dst, "dst", opt_bad)?,
             size: get(c_size, "size")?,
             start_ns,
             end_ns,
             fct_ns,
             ideal_fct_ns: ideal,
             slowdown: fct_ns.map(|x| x as f64 / ideal.max(1) as f64),
-            pg: opt(c_pg) as u8,
-            dport: get(c_dport, "dport")? as u16,
-            sport: opt(c_sport) as u16,
-            retransmitted_bytes: opt(c_retx),
-            paused_ns: opt(c_paused),
+            pg: opt(&f, c_pg, "pg", opt_bad)?,
+            dport: parse_port(f[c_dport]).map_err(|m| bad(ln, "dport", m))?,
+            sport: match c_sport {
+                Some(c) if !f[c].trim().is_empty() => {
+                    parse_port(f[c]).map_err(|m| bad(ln, "sport", m))?
+                }
+                _ => 0,
+            },
+            retransmitted_bytes: opt(&f, c_retx, "retransmitted_bytes", opt_bad)?,
+            paused_ns: opt(&f, c_paused, "paused_ns", opt_bad)?,
         });
     }
     Ok(out)
+}
+
+/// An unsigned integer type a field of a file is read into.
+pub(crate) trait Whole: TryFrom<u64> {
+    /// Its largest value.
+    const MAX: u64;
+    /// Zero.
+    const ZERO: Self;
+}
+
+macro_rules! whole {
+    ($($t:ty),*) => {$(
+        impl Whole for $t {
+            const MAX: u64 = <$t>::MAX as u64;
+            const ZERO: Self = 0;
+        }
+    )*};
+}
+whole!(u8, u16, u32, u64);
+
+/// A whole number read from a file, into the field's type: a number too
+/// large for it is an error saying the range allowed, never truncated.
+pub(crate) fn parse_whole<T: Whole>(s: &str) -> Result<T, String> {
+    let too_large = || format!("'{s}' is out of range (0 to {})", T::MAX);
+    match s.trim().parse::<u64>() {
+        Ok(v) => T::try_from(v).map_err(|_| too_large()),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(too_large()),
+        Err(_) => Err(format!("'{s}' is not a whole number")),
+    }
+}
+
+/// A port number read from a file.
+fn parse_port(s: &str) -> Result<u16, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a port number (0 to 65535)"))
 }
 
 /// When a flow ended. Numbers read from a file may not add up within u64
@@ -330,13 +383,11 @@ pub fn read_peer_fct(
         };
         let port = |k: usize| -> Result<u16, ExperimentError> {
             let (what, s) = field(k);
-            s.parse()
-                .map_err(|_| bad(ln, what, format!("'{s}' is not a port number (0 to 65535)")))
+            parse_port(s).map_err(|m| bad(ln, what, m))
         };
         let whole = |k: usize| -> Result<u64, ExperimentError> {
             let (what, s) = field(k);
-            s.parse()
-                .map_err(|_| bad(ln, what, format!("'{s}' is not a whole number")))
+            parse_whole(s).map_err(|m| bad(ln, what, m))
         };
         let (start_ns, fct_ns, ideal) = (whole(5)?, whole(6)?, whole(7)?);
         let end_ns = flow_end(start_ns, fct_ns).map_err(|m| bad(ln, "fct_ns", m))?;
@@ -1041,6 +1092,118 @@ mod tests {
             e.starts_with(&format!("{}:1: fct_ns: ", path.display())),
             "{e}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_number_too_large_for_its_field_is_bad_input() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-analyze-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("flows.csv");
+        let name = path.display().to_string();
+        // id,src,dst,size,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,pg,sport,dport,retx,paused
+        let row = [
+            "7", "0", "1", "1000", "0", "2000", "2000", "1000", "2.0", "3", "10000", "100", "0",
+            "0",
+        ];
+        let err = |col: usize, v: &str| {
+            let mut r = row;
+            r[col] = v;
+            std::fs::write(
+                &path,
+                format!("{}\n{}\n", stats::FLOWS_CSV_HEADER, r.join(",")),
+            )
+            .unwrap();
+            read_flows(&path).unwrap_err().to_string()
+        };
+        let u64_max = u64::MAX.to_string();
+        for (col, field, v, msg) in [
+            (0, "id", "4294967296", "is out of range (0 to 4294967295)"),
+            (1, "src", "4294967296", "is out of range (0 to 4294967295)"),
+            (2, "dst", "4294967297", "is out of range (0 to 4294967295)"),
+            (
+                3,
+                "size",
+                "18446744073709551616",
+                "is out of range (0 to 18446744073709551615)",
+            ),
+            (
+                4,
+                "start_ns",
+                "18446744073709551616",
+                "is out of range (0 to 18446744073709551615)",
+            ),
+            (
+                6,
+                "fct_ns",
+                "18446744073709551616",
+                "is out of range (0 to 18446744073709551615)",
+            ),
+            (
+                7,
+                "ideal_fct_ns",
+                "18446744073709551616",
+                "is out of range (0 to 18446744073709551615)",
+            ),
+            (9, "pg", "256", "is out of range (0 to 255)"),
+            (10, "sport", "65536", "is not a port number (0 to 65535)"),
+            (11, "dport", "65636", "is not a port number (0 to 65535)"),
+            (
+                12,
+                "retransmitted_bytes",
+                "18446744073709551616",
+                "is out of range (0 to 18446744073709551615)",
+            ),
+            (13, "paused_ns", "x", "is not a whole number"),
+            (1, "src", "-1", "is not a whole number"),
+        ] {
+            assert_eq!(err(col, v), format!("{name}:2: {field}: '{v}' {msg}"));
+        }
+        // The largest values fit.
+        let mut r = row;
+        (r[0], r[1], r[9], r[10], r[11]) = ("4294967295", "4294967295", "255", "65535", "65535");
+        r[3] = &u64_max;
+        std::fs::write(
+            &path,
+            format!("{}\n{}\n", stats::FLOWS_CSV_HEADER, r.join(",")),
+        )
+        .unwrap();
+        let f = &read_flows(&path).unwrap()[0];
+        assert_eq!(
+            (f.id, f.src, f.size, f.pg, f.sport, f.dport),
+            (u32::MAX, u32::MAX, u64::MAX, 255, 65535, 65535)
+        );
+
+        // The peer's fct.txt alike.
+        let path = dir.join("fct.txt");
+        let name = path.display().to_string();
+        let line = [
+            "0b000001", "0b000101", "10000", "100", "1000", "0", "2000", "1000",
+        ];
+        for (col, field, v, msg) in [
+            (2, "sport", "65536", "is not a port number (0 to 65535)"),
+            (3, "dport", "65636", "is not a port number (0 to 65535)"),
+            (
+                4,
+                "size",
+                "18446744073709551616",
+                "is out of range (0 to 18446744073709551615)",
+            ),
+            (
+                7,
+                "ideal_fct_ns",
+                "99999999999999999999",
+                "is out of range (0 to 18446744073709551615)",
+            ),
+        ] {
+            let mut l = line;
+            l[col] = v;
+            std::fs::write(&path, l.join(" ")).unwrap();
+            assert_eq!(
+                read_flows(&path).unwrap_err().to_string(),
+                format!("{name}:1: {field}: '{v}' {msg}")
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
