@@ -367,19 +367,24 @@ pub fn read_peer_fct(
             return Err(bad(ln, "", msg));
         }
         let field = |k: usize| (PEER_FCT_FIELDS[k], f[k]);
-        // The peer's address of node n is 0x0b000001 + (n / 256 << 16) +
-        // (n % 256 << 8), so bits 8..24 hold n (`stats::host_ip`).
         let node = |k: usize| -> Result<u32, ExperimentError> {
             let (what, s) = field(k);
-            u32::from_str_radix(s, 16)
-                .map(|ip| (ip >> 8) & 0xffff)
-                .map_err(|_| {
-                    bad(
-                        ln,
-                        what,
-                        format!("'{s}' is not an IP address in hex (e.g. 0b000101)"),
-                    )
-                })
+            let ip = u32::from_str_radix(s, 16).map_err(|_| {
+                bad(
+                    ln,
+                    what,
+                    format!("'{s}' is not an IP address in hex (e.g. 0b000101)"),
+                )
+            })?;
+            host_node(ip).ok_or_else(|| {
+                bad(
+                    ln,
+                    what,
+                    format!(
+                        "'{s}' is not the peer's address of a host (those end in 01, e.g. 0b000101)"
+                    ),
+                )
+            })
         };
         let port = |k: usize| -> Result<u16, ExperimentError> {
             let (what, s) = field(k);
@@ -392,7 +397,13 @@ pub fn read_peer_fct(
         let (start_ns, fct_ns, ideal) = (whole(5)?, whole(6)?, whole(7)?);
         let end_ns = flow_end(start_ns, fct_ns).map_err(|m| bad(ln, "fct_ns", m))?;
         out.push(FlowRecord {
-            id: out.len() as u32,
+            id: u32::try_from(out.len()).map_err(|_| {
+                bad(
+                    ln,
+                    "",
+                    format!("more than {} flows (ids are u32)", u32::MAX as u64 + 1),
+                )
+            })?,
             src: node(0)?,
             dst: node(1)?,
             size: whole(4)?,
@@ -410,6 +421,15 @@ pub fn read_peer_fct(
         });
     }
     Ok(out)
+}
+
+/// The node whose address the peer made `ip` ([`stats::host_ip`]:
+/// `0x0b000001 + ((n / 256) << 16) + ((n % 256) << 8)`, wrapping), for
+/// every node rdmasim has (ids below 2^24); `None` if no node has it.
+fn host_node(ip: u32) -> Option<u32> {
+    let d = ip.wrapping_sub(0x0b00_0001);
+    let n = (d >> 16) * 256 + ((d >> 8) & 0xff);
+    (stats::host_ip(n) == ip).then_some(n)
 }
 
 /// The finished flows `o` keeps.
@@ -1011,12 +1031,31 @@ mod tests {
         let mut r = recs[0].clone();
         (r.src, r.dst, r.sport, r.dport) = (300, 238, 10007, 200);
         let mut text = Vec::new();
-        stats::write_peer_fct(&[r], &mut text).unwrap();
+        stats::write_peer_fct(&[r.clone()], &mut text).unwrap();
         std::fs::write(&fct, &text).unwrap();
         let back = read_flows(&fct).unwrap();
         assert_eq!(
             (back[0].src, back[0].dst, back[0].sport, back[0].dport),
             (300, 238, 10007, 200)
+        );
+        // Nodes past 65535, and an address no node has.
+        (r.src, r.dst) = (65536, (1 << 24) - 1);
+        let mut text = Vec::new();
+        stats::write_peer_fct(&[r], &mut text).unwrap();
+        std::fs::write(&fct, &text).unwrap();
+        let back = read_flows(&fct).unwrap();
+        assert_eq!((back[0].src, back[0].dst), (65536, (1 << 24) - 1));
+        let text = String::from_utf8(text)
+            .unwrap()
+            .replacen("0c000001", "0c000002", 1);
+        std::fs::write(&fct, &text).unwrap();
+        assert_eq!(
+            read_flows(&fct).unwrap_err().to_string(),
+            format!(
+                "{}:1: sip: '0c000002' is not the peer's address of a host (those end in 01, \
+                 e.g. 0b000101)",
+                fct.display()
+            )
         );
         // A run directory's fct.txt is named by its directory.
         assert_eq!(
