@@ -23,6 +23,7 @@
 //! Sampling is done by the network's monitor (`net::monitor`), which only
 //! reads state, so the flows of a run are the same with or without it.
 
+use crate::analyze::{parse_whole, Whole};
 use crate::config::Config;
 use crate::locate;
 use crate::{ExperimentError, Scenario};
@@ -443,14 +444,23 @@ pub fn read_ports_csv(
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| bad_field(i + 1, what, format!("'{s}' is not a finite number")))
         };
+        // Whole numbers that fit their fields, never truncated.
+        fn whole<T: Whole>(
+            s: &str,
+            what: &str,
+            bad: impl Fn(&str, String) -> ExperimentError,
+        ) -> Result<T, ExperimentError> {
+            parse_whole(s).map_err(|m| bad(what, m))
+        }
+        let at = |what: &str, m: String| bad_field(i + 1, what, m);
         let row = PortRow {
-            time_ns: num(f[0], "time_ns")? as u64,
-            node: num(f[1], "node")? as u32,
-            port: num(f[2], "port")? as u16,
+            time_ns: whole(f[0], "time_ns", at)?,
+            node: whole(f[1], "node", at)?,
+            port: whole(f[2], "port", at)?,
             class: if f[3].is_empty() {
                 None
             } else {
-                Some(num(f[3], "class")? as u8)
+                Some(whole(f[3], "class", at)?)
             },
             metric: f[4].to_string(),
             value: num(f[5], "value")?,
@@ -634,6 +644,33 @@ size = "100KB"
             )),
             "{e}"
         );
+        // So is a number that does not fit its field, or is not whole.
+        for (bad_row, msg) in [
+            (
+                "1000,4,65539,3,queue_bytes,1",
+                "port: '65539' is out of range (0 to 65535)",
+            ),
+            (
+                "1000,4294967300,3,3,queue_bytes,1",
+                "node: '4294967300' is out of range (0 to 4294967295)",
+            ),
+            (
+                "1000,4,3,259,queue_bytes,1",
+                "class: '259' is out of range (0 to 255)",
+            ),
+            (
+                "1e30,4,3,3,queue_bytes,1",
+                "time_ns: '1e30' is not a whole number",
+            ),
+            (
+                "1000,4.5,3,3,queue_bytes,1",
+                "node: '4.5' is not a whole number",
+            ),
+        ] {
+            std::fs::write(&path, format!("{text}{bad_row}\n")).unwrap();
+            let e = read_ports_csv(&path, |_| true).unwrap_err().to_string();
+            assert!(e.ends_with(&format!("timeseries.csv:{line}: {msg}")), "{e}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
 
         let mut out = Vec::new();
