@@ -352,6 +352,64 @@ fn analyze_reads_the_peers_fct_txt() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The peer writes nothing to `fct.txt` when no flow finished: `analyze`
+/// reads that as a run of 0 flows, as a flows.csv with no rows; the flow
+/// plots refuse it with one error, as they do that flows.csv.
+#[test]
+fn an_empty_fct_txt_is_a_run_of_no_flows() {
+    let dir = workdir("empty-fct");
+    fs::create_dir_all(dir.join("r")).unwrap();
+    fs::write(
+        dir.join("r/flows.csv"),
+        "id,src,dst,size,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,pg,sport,dport,\
+         retransmitted_bytes,paused_ns\n",
+    )
+    .unwrap();
+    fs::write(dir.join("ws30_5ms_dcqcn_fct.txt"), "").unwrap();
+    let csv = rdmasim(&dir, &["analyze", "r", "-o", "a.csv"]);
+    let fct = rdmasim(&dir, &["analyze", "ws30_5ms_dcqcn_fct.txt", "-o", "b.csv"]);
+    assert_eq!(fct.status.code(), Some(0), "{}", text(&fct.stderr));
+    let (csv, fct) = (text(&csv.stdout), text(&fct.stdout));
+    assert!(fct.starts_with("A = ws30_5ms_dcqcn_fct.txt (ws30_5ms_dcqcn_fct.txt): 0 of 0 flows"));
+    let rest = |t: &str| {
+        t.lines()
+            .skip(1)
+            .filter(|l| !l.starts_with("written: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(rest(&fct), rest(&csv));
+    let table = fs::read_to_string(dir.join("b.csv")).unwrap();
+    for t in [&fct, &table] {
+        assert!(
+            !t.to_lowercase().contains("nan") && !t.contains("inf"),
+            "{t}"
+        );
+    }
+    // Any other name: the error it was.
+    fs::write(dir.join("empty.txt"), "").unwrap();
+    let out = rdmasim(&dir, &["analyze", "empty.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "rdmasim: empty.txt:1: empty file; expected a flows.csv header or the peer's fct.txt lines\n"
+    );
+    for kind in ["slowdown", "cdf"] {
+        let out = rdmasim(
+            &dir,
+            &["plot", kind, "ws30_5ms_dcqcn_fct.txt", "-o", "p.svg"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr),
+            "rdmasim: <command line>: RUN_DIR: ws30_5ms_dcqcn_fct.txt: no finished flow passes \
+             the filters\n"
+        );
+        assert!(!dir.join("p.svg").exists());
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn sweep_errors_name_the_sweep_file_line() {
     let dir = workdir("sweep-errors");

@@ -157,6 +157,8 @@ pub fn flows_path(p: &Path) -> PathBuf {
 /// Read a `flows.csv` (by its header, so columns may move or be added)
 /// or the peer's `fct.txt` ([`read_peer_fct`]), told apart by the first
 /// line: a `flows.csv` header has commas, an `fct.txt` line has none.
+/// An empty file is an `fct.txt` of a run in which no flow finished (0
+/// flows) if its name ends in `fct.txt`, and an error otherwise.
 /// A `flows.csv` needs `id`, `size`, `start_ns`, `fct_ns`, `ideal_fct_ns`
 /// and `dport`; slowdown is recomputed as `fct_ns / ideal_fct_ns`. A
 /// number that does not fit its field (`dport` past 65535, `id` past
@@ -168,18 +170,32 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
         ExperimentError::Input(InputError::at(name.as_str(), Some(line), field, msg))
     };
     let mut lines = io::BufReader::new(file).lines();
-    let header = match lines.next() {
-        Some(h) => h.map_err(|e| ExperimentError::io(path, e))?,
-        None => {
-            return Err(bad(
+    // An empty file (or one of blank lines) has no header to tell the
+    // format by. The peer writes a line to fct.txt per finished flow, so
+    // its fct.txt of a run in which none finished is empty: by its name
+    // (`fct.txt`, `ws30_5ms_dcqcn_fct.txt`), a run of 0 flows.
+    let empty = || {
+        let fct = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with("fct.txt"));
+        if fct {
+            Ok(Vec::new())
+        } else {
+            Err(bad(
                 1,
                 "",
                 "empty file; expected a flows.csv header or the peer's fct.txt lines".into(),
             ))
         }
     };
+    let header = match lines.next() {
+        Some(h) => h.map_err(|e| ExperimentError::io(path, e))?,
+        None => return empty(),
+    };
     if !header.contains(',') {
-        return read_peer_fct(path, std::iter::once(Ok(header)).chain(lines));
+        // Every line that is not blank is a flow or an error.
+        let out = read_peer_fct(path, std::iter::once(Ok(header)).chain(lines))?;
+        return if out.is_empty() { empty() } else { Ok(out) };
     }
     let cols: Vec<&str> = header.trim().split(',').collect();
     let col = |n: &str| cols.iter().position(|c| *c == n);
@@ -1094,6 +1110,60 @@ mod tests {
         assert!(err("id size\n").starts_with(&format!(
             "{name}:1: neither a flows.csv header (it has no commas) nor an fct.txt line"
         )));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_empty_fct_txt_is_a_run_of_no_flows() {
+        let dir =
+            std::env::temp_dir().join(format!("rdmasim-analyze-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A flows.csv with a header and no rows: what analyze shows for 0 flows.
+        let csv = dir.join("flows.csv");
+        std::fs::write(&csv, format!("{}\n", stats::FLOWS_CSV_HEADER)).unwrap();
+        let o = AnalyzeOptions::default();
+        let show = |path: &Path| -> (String, String) {
+            let recs = read_flows(path).unwrap();
+            assert!(recs.is_empty());
+            let runs = [analyze_records("t", path, &recs, &o)];
+            let mut out = Vec::new();
+            write_csv(&runs, &o, &mut out).unwrap();
+            let text = render(&runs, &o).replace(&path.display().to_string(), "PATH");
+            let csv = String::from_utf8(out)
+                .unwrap()
+                .replace(&path.display().to_string(), "PATH");
+            (text, csv)
+        };
+        let want = show(&csv);
+        assert!(want.0.contains("0 of 0 flows"), "{}", want.0);
+        for t in [&want.0, &want.1] {
+            assert!(
+                !t.to_lowercase().contains("nan") && !t.contains("inf"),
+                "{t}"
+            );
+        }
+        // The peer's names, empty or with blank lines only.
+        for (name, body) in [
+            ("fct.txt", ""),
+            ("ws30_5ms_dcqcn_fct.txt", ""),
+            ("fct.txt", "\n\n"),
+        ] {
+            let p = dir.join(name);
+            std::fs::write(&p, body).unwrap();
+            assert_eq!(show(&p), want, "{name}");
+        }
+        // Any other name: nothing tells what the file was meant to be.
+        for name in ["empty.csv", "fct.txt.bak", "flows.csv.txt"] {
+            let p = dir.join(name);
+            std::fs::write(&p, "").unwrap();
+            assert_eq!(
+                read_flows(&p).unwrap_err().to_string(),
+                format!(
+                    "{}:1: empty file; expected a flows.csv header or the peer's fct.txt lines",
+                    p.display()
+                )
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
