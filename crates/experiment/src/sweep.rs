@@ -22,7 +22,9 @@
 //! keys kept), checked like any config before anything runs: a key that is
 //! not a config key, or a value a key does not take, is an error naming the
 //! sweep file's line and the axis. `[set]` sets keys the same way in every
-//! run, without naming them in the run directories.
+//! run, without naming them in the run directories; `[variants.<name>]`
+//! tables set named groups of keys, one group a run. Their keys' errors
+//! name the sweep file's line too, and the table (`variants.<name>`).
 //!
 //! The runs go to `runs/<name>/<k1=v1,k2=v2,...>/` (axes in key order,
 //! characters other than letters, digits and `._+-` replaced by `_`), each
@@ -729,37 +731,49 @@ fn fmt_values(values: &[(String, String)]) -> String {
         .join(", ")
 }
 
-/// An error in the config of one combination: pointed at the axis whose
-/// key it names (an unknown key, a bad value), else left at the base file.
-/// Only an error about the key itself calls it unknown; any other is the
-/// value's, named with the value, since a valid key with a mistyped value
-/// would otherwise send the user looking for a key that is fine.
+/// An error in the config of one combination: pointed at the line of the
+/// sweep file that set the key it names (an `[axes]` key, a key of the
+/// run's `[variants.<name>]` table or of `[set]`: an unknown key, a bad
+/// value), else left at the base file. Only an error about the key itself
+/// calls it unknown; any other is the value's, named with the value, since a
+/// valid key with a mistyped value would otherwise send the user looking for
+/// a key that is fine.
 fn blame_axis(e: ExperimentError, sweep: &Sweep, values: &[(String, String)]) -> ExperimentError {
     let ExperimentError::Input(ie) = &e else {
         return e;
     };
     let field = ie.field.as_str();
-    let set_values: Vec<(String, String)> = sweep
-        .set
-        .iter()
-        .map(|a| (a.key.clone(), show_value(&a.values[0])))
-        .collect();
-    let hit = sweep
-        .axes
-        .iter()
-        .chain(&sweep.set)
-        .zip(values.iter().chain(&set_values))
-        .find(|(a, _)| {
-            let k = a.key.as_str();
-            !field.is_empty()
-                && (k == field
-                    || k.starts_with(&format!("{field}."))
-                    || k.starts_with(&format!("{field}["))
-                    || field.starts_with(&format!("{k}.")))
-        });
+    // What set each key, as (key, line, value, field to blame), in the
+    // order that wins when two set the same key: an axis over the variant
+    // (set after it), the variant over [set] (set before both).
+    let mut setters: Vec<(&str, Option<usize>, String, String)> = Vec::new();
+    let mut variant = None;
+    for (a, (_, v)) in sweep.axes.iter().zip(values) {
+        if a.key == "variant" && !sweep.variants.is_empty() {
+            variant = sweep.variants.iter().find(|(n, _)| n == v);
+            continue;
+        }
+        setters.push((&a.key, a.line, v.clone(), format!("axes.\"{}\"", a.key)));
+    }
+    if let Some((vname, keys)) = variant {
+        for k in keys {
+            let field = format!("variants.{vname}.\"{}\"", k.key);
+            setters.push((&k.key, k.line, show_value(&k.values[0]), field));
+        }
+    }
+    for a in &sweep.set {
+        let field = format!("set.\"{}\"", a.key);
+        setters.push((&a.key, a.line, show_value(&a.values[0]), field));
+    }
+    let hit = setters.into_iter().find(|(k, ..)| {
+        !field.is_empty()
+            && (*k == field
+                || k.starts_with(&format!("{field}."))
+                || k.starts_with(&format!("{field}["))
+                || field.starts_with(&format!("{k}.")))
+    });
     match hit {
-        Some((a, (_, v))) => {
-            let k = a.key.as_str();
+        Some((k, line, v, blamed)) => {
             // The error names the key or a table on its path, not a key
             // inside the value (an inline table).
             let on_key = !field.starts_with(&format!("{k}."));
@@ -776,12 +790,7 @@ fn blame_axis(e: ExperimentError, sweep: &Sweep, values: &[(String, String)]) ->
             } else {
                 format!("value {v}: {msg}")
             };
-            let table = if sweep.set.iter().any(|s| s.key == a.key) {
-                "set"
-            } else {
-                "axes"
-            };
-            input_err(&sweep.file, a.line, &format!("{table}.\"{}\"", a.key), msg)
+            input_err(&sweep.file, line, &blamed, msg)
         }
         None => ExperimentError::Input(InputError {
             msg: format!("{} (in sweep run {})", ie.msg, fmt_values(values)),
@@ -1547,12 +1556,52 @@ kmax = "400KB"
             runs[3].config.doc.cc.kind,
             Some(crate::config::CcKind::Dcqcn)
         );
+        let e = sweep_of("\"variant\" = [1]\n").unwrap_err().to_string();
+        assert!(e.contains("axes.variant"), "{e}");
+    }
+
+    /// A key of a `[variants.<name>]` table that no config has, or a value
+    /// it does not take, is the sweep file's error at the key's line in that
+    /// table, naming the variant, as one of `[axes]` is: not the base
+    /// config's, where the key may not even be written.
+    #[test]
+    fn a_bad_key_or_value_of_a_variant_is_blamed_on_its_table() {
         let e = plan_of("\"run.seed\" = [1]\n\n[variants.bad]\n\"cc.kond\" = 1\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("variants.bad") || e.contains("cc.kond"), "{e}");
-        let e = sweep_of("\"variant\" = [1]\n").unwrap_err().to_string();
-        assert!(e.contains("axes.variant"), "{e}");
+        assert!(
+            e.starts_with("s.toml:8: variants.bad.\"cc.kond\": unknown key")
+                && e.ends_with("(not a config key: `rdmasim config --defaults` lists them)"),
+            "{e}"
+        );
+        // The second variant's value, at its line in that variant's table.
+        let e = plan_of(
+            "\"run.seed\" = [1]\n\n[variants.ok]\n\"cc.kind\" = \"none\"\n\n\
+             [variants.typo]\n\"pfc.enabled\" = false\n\"cc.kind\" = \"dcqn\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with(
+                "s.toml:12: variants.typo.\"cc.kind\": value \"dcqn\" is not one this key takes"
+            ),
+            "{e}"
+        );
+        let e = plan_of("\"run.seed\" = [1]\n\n[variants.v]\n\"topology.hosts\" = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:8: variants.v.\"topology.hosts\": value 0: "),
+            "{e}"
+        );
+        // An axis on the same key sets it after the variant: the axis is blamed.
+        let e = plan_of("\"cc.kind\" = [\"dcqn\"]\n\n[variants.v]\n\"cc.kind\" = \"none\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"cc.kind\": value \"dcqn\""),
+            "{e}"
+        );
     }
 
     #[test]
