@@ -695,6 +695,79 @@ fn peer_config_lists_unsupported_keys_in_one_warning() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A flow file with lines past its count: `rdmasim run` (`[workload] kind
+/// = "file"`) runs the counted flows and says so before the run in the
+/// words `rdmasim hpcc` warns with; a sweep of two runs of it says so once.
+#[test]
+fn flow_lines_past_the_count_are_told_in_every_format() {
+    let dir = workdir("flow-count");
+    peer_files(&dir, "");
+    fs::write(
+        dir.join("flows.txt"),
+        "1\n1 0 3 100 20000 2.000000000\n2 0 3 100 20000 2.000000000\n",
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
+    let warning = err
+        .lines()
+        .find_map(|l| l.strip_prefix("rdmasim: warning: "))
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    assert!(
+        warning.starts_with("flows.txt:1: flow_count: the header says 1 flow, but line 3"),
+        "{warning}"
+    );
+
+    fs::write(
+        dir.join("cfg.toml"),
+        "[run]\nname = \"counted\"\n\n[topology]\nkind = \"file\"\npath = \"topo.txt\"\n\n\
+         [workload]\nkind = \"file\"\npath = \"flows.txt\"\n",
+    )
+    .unwrap();
+    // Both streams into one file description, so the file keeps the order
+    // of the writes.
+    let both = fs::File::create(dir.join("both.txt")).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(["run", "cfg.toml", "--out", "a"])
+        .current_dir(&dir)
+        .stdout(both.try_clone().unwrap())
+        .stderr(both)
+        .status()
+        .unwrap();
+    let out = fs::read_to_string(dir.join("both.txt")).unwrap();
+    assert_eq!(status.code(), Some(0), "{out}");
+    let note = format!("rdmasim: note: {warning}");
+    let at_note = out.find(&note);
+    let at_summary = out.find("counted: seed");
+    assert!(
+        at_note.is_some() && at_summary.is_some() && at_note < at_summary,
+        "the note comes before the summary:\n{out}"
+    );
+    assert_eq!(out.matches(warning).count(), 1, "printed once:\n{out}");
+    assert!(out.contains("flows: 1/1 finished"), "{out}");
+    let summary = fs::read_to_string(dir.join("a/summary.json")).unwrap();
+    assert!(summary.contains(warning), "{summary}");
+
+    fs::write(
+        dir.join("sweep.toml"),
+        "base = \"cfg.toml\"\nname = \"counted\"\n\n[axes]\n\"run.seed\" = [1, 2]\n",
+    )
+    .unwrap();
+    let o = rdmasim(&dir, &["sweep", "sweep.toml", "--out", "s"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr: {err}");
+    assert_eq!(err.matches(warning).count(), 1, "printed once:\n{err}");
+    assert!(err.contains(&note), "{err}");
+    // Each run still records it.
+    for seed in ["1", "2"] {
+        let summary =
+            fs::read_to_string(dir.join(format!("s/run.seed={seed}/summary.json"))).unwrap();
+        assert!(summary.contains(warning), "{summary}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn peer_config_bad_value_names_file_line_and_key() {
     let dir = workdir("hpcc-bad");

@@ -1049,7 +1049,8 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
              duration = \"1ms\")",
         )));
     };
-    let flows = build_workload(&cx, ws, &topo, seed)?;
+    let mut notes = Vec::new();
+    let flows = build_workload(&cx, ws, &topo, seed, &mut notes)?;
 
     let mut net = NetConfig {
         seed,
@@ -1127,6 +1128,7 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         net,
         record_pfc: doc.output.record_pfc.unwrap_or(false),
         peer_outputs: None,
+        notes,
     })
 }
 
@@ -1453,11 +1455,14 @@ fn generator_seed(seed: u64, index: usize) -> u64 {
     }
 }
 
+/// The flows of `[workload]` and its extras, sorted by start; what the user
+/// should know about them goes to `notes`.
 fn build_workload(
     cx: &Ctx<'_>,
     w: &WorkloadSection,
     topo: &Topology,
     seed: u64,
+    notes: &mut Vec<String>,
 ) -> R<Vec<FlowSpec>> {
     let mut lists = vec![build_generator(
         cx,
@@ -1465,6 +1470,7 @@ fn build_workload(
         w,
         topo,
         generator_seed(seed, 0),
+        notes,
     )?];
     for (i, e) in w.extra.iter().flatten().enumerate() {
         let path = format!("workload.extra[{i}]");
@@ -1480,6 +1486,7 @@ fn build_workload(
             e,
             topo,
             generator_seed(seed, i + 1),
+            notes,
         )?);
     }
     let sorted = |l: &[FlowSpec]| l.windows(2).all(|w| w[0].start <= w[1].start);
@@ -1495,6 +1502,7 @@ fn build_generator(
     w: &WorkloadSection,
     topo: &Topology,
     seed: u64,
+    notes: &mut Vec<String>,
 ) -> R<Vec<FlowSpec>> {
     let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
     let set = set_keys!(w; load, cdf, duration, start, hosts, dsts, host_rate, senders, senders_count,
@@ -1727,6 +1735,15 @@ fn build_generator(
                 }
             }
             workload::validate_classes(&flows, &lines, &name, net::wire::N_CLASSES)?;
+            // Flows past the count are not run, as in the peer (`rdmasim
+            // hpcc` warns the same way): lowering the count runs the first
+            // flows, but a count left behind when flows were added drops
+            // them unseen.
+            notes.extend(crate::peer_config::unread_flows_warning(
+                &text,
+                &name,
+                flows.len(),
+            ));
             Ok(flows)
         }
     }
@@ -3081,5 +3098,43 @@ duration = "100us"
         let s = build_scenario(&parse_config(&later, "t.toml").unwrap(), Path::new("")).unwrap();
         assert_eq!(s.flows.len(), 5);
         assert_eq!(s.net.stop_time, Some(Time::from_ns(6_000_000)));
+    }
+
+    /// A flow file whose header counts fewer flows than it has: the first
+    /// `count` flows run and the rest are noted, in the words `rdmasim
+    /// hpcc` warns with, naming the file, the header's line and the count.
+    #[test]
+    fn flow_lines_past_a_flow_files_count_are_noted() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-flow-count-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = SMALL.replace(
+            "kind = \"incast\"\nsenders = [0, 1, 2]\nreceiver = 3\nsize = \"10KB\"",
+            "kind = \"file\"\npath = \"flows.txt\"",
+        );
+        let cfg = parse_config(&cfg, "t.toml").unwrap();
+        let flows = "# src dst pg dport size start\n1\n0 1 3 100 1000 0.000001\n\
+                     1 2 3 100 1000 0.000002\n";
+        std::fs::write(dir.join("flows.txt"), flows).unwrap();
+        let s = build_scenario(&cfg, &dir).unwrap();
+        let file = dir.join("flows.txt").display().to_string();
+        assert_eq!(s.flows.len(), 1);
+        assert_eq!(
+            s.notes,
+            vec![format!(
+                "{file}:2: flow_count: the header says 1 flow, but line 4 follows them and is \
+                 not read, as the peer reads only the number of flows the header gives"
+            )]
+        );
+        // The peer's config says the same of the same file.
+        assert_eq!(
+            s.notes[0],
+            crate::peer_config::unread_flows_warning(flows, &file, 1).unwrap()
+        );
+        // All flows counted: nothing to say.
+        std::fs::write(dir.join("flows.txt"), flows.replace("\n1\n", "\n2\n")).unwrap();
+        let s = build_scenario(&cfg, &dir).unwrap();
+        assert_eq!(s.flows.len(), 2);
+        assert!(s.notes.is_empty(), "{:?}", s.notes);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -620,6 +620,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                 pfc: pfc_file,
                 qlen: qlen_file,
             }),
+            notes: Vec::new(),
         },
         unsupported,
         warnings,
@@ -679,8 +680,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// count left behind when flows were added would silently drop them. A
 /// warning, not an error: running the first flows of a file by lowering the
 /// count is a use the peer allows. Lines are counted as the flow parser
-/// counts them (blank lines and `#` comments skipped).
-fn unread_flows_warning(text: &str, file: &str, count: usize) -> Option<String> {
+/// counts them (blank lines and `#` comments skipped). Also said of a TOML
+/// config's `[workload] kind = "file"`, which reads the same format.
+pub(crate) fn unread_flows_warning(text: &str, file: &str, count: usize) -> Option<String> {
     let mut lines = text
         .lines()
         .enumerate()

@@ -32,6 +32,10 @@ pub struct Scenario {
     pub record_pfc: bool,
     /// Peer-format outputs to write at the paths the peer's config names.
     pub peer_outputs: Option<PeerOutputs>,
+    /// Notes found while building the scenario (a flow file's lines past
+    /// its count): the first of the run's notes ([`RunReport::notes`]),
+    /// printed before it starts when [`RunOptions::print_notes`] is set.
+    pub notes: Vec<String>,
 }
 
 /// Where to write the peer's own output files (its `FCT_OUTPUT_FILE` and
@@ -57,10 +61,10 @@ pub struct RunOptions {
     /// Print nothing while running (overrides `progress`).
     pub quiet: bool,
     /// Print each note on stderr (`rdmasim: note: …`) as soon as it is
-    /// known: those found while building (a timeout shorter than a round
-    /// trip, a Bifrost headroom below its bound) before the run starts,
-    /// so that a long run can be stopped and fixed at once, and the rest
-    /// at its end. All of them are in [`RunReport::notes`] either way.
+    /// known: those found while building (a flow file's unread lines, a
+    /// timeout shorter than a round trip, a Bifrost headroom below its
+    /// bound) before the run starts, so that a long run can be stopped and
+    /// fixed at once, and the rest at its end. All of them are in [`RunReport::notes`] either way.
     pub print_notes: bool,
     /// Text of the TOML config the scenario came from, written to the run
     /// directory as `config.toml`.
@@ -229,7 +233,8 @@ pub fn run_scenario(
         })?;
     }
 
-    let mut notes: Vec<String> = sim.warnings().to_vec();
+    let mut notes: Vec<String> = s.notes;
+    notes.extend_from_slice(sim.warnings());
     if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
         // Allowed (an experiment may want it), but IRN is designed to make
         // PFC unnecessary (`specs/seed-001-swing.md` §2.2).

@@ -105,6 +105,10 @@ pub struct PlannedRun {
     pub config: Config,
     /// What goes into the run directory's `config.toml`.
     pub config_toml: String,
+    /// The notes of building its scenario ([`crate::Scenario::notes`]),
+    /// often the same in every run (a flow file's unread lines): the sweep
+    /// prints each once before its runs, not once a run.
+    pub notes: Vec<String>,
 }
 
 /// How to run a sweep.
@@ -678,8 +682,8 @@ pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
         }
         let text = doc.to_string();
         let base_name = sweep.base.display().to_string();
-        let cfg = parse_config(&text, &base_name)
-            .and_then(|cfg| config::build_scenario(&cfg, &base_dir).map(|_| cfg))
+        let (cfg, notes) = parse_config(&text, &base_name)
+            .and_then(|cfg| config::build_scenario(&cfg, &base_dir).map(|s| (cfg, s.notes)))
             .map_err(|e| blame_axis(e, sweep, &values))?;
         let name = run_name(&values);
         if let Some(&j) = names.get(&name) {
@@ -710,6 +714,7 @@ pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
             values,
             config: cfg,
             config_toml,
+            notes,
         });
         // Odometer: the last axis turns fastest.
         for k in (0..idx.len()).rev() {
@@ -991,6 +996,11 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
             }
         }
     }
+    if show {
+        for note in build_notes(&runs, &todo) {
+            eprintln!("rdmasim: note: {note}");
+        }
+    }
     if show && ts_bytes > crate::timeseries::LARGE_BYTES {
         eprintln!(
             "rdmasim: note: the runs' time series will take about {:.0} MB",
@@ -1035,7 +1045,9 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
                 set_running(running.fetch_add(1, Ordering::SeqCst) + 1);
                 log.line("start", &r.name, "");
                 let started = Instant::now();
-                let (st, notes) = run_one(r, &dir, &base_dir);
+                let (st, mut notes) = run_one(r, &dir, &base_dir);
+                // Printed before the runs (still in the run's summary).
+                notes.retain(|n| !r.notes.contains(n));
                 let secs = started.elapsed().as_secs_f64();
                 let what = match &st {
                     RunStatus::Clean => "done",
@@ -1121,6 +1133,17 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
         cleaned,
         wall_s: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// The distinct notes of building the runs `todo`, in the order first met.
+fn build_notes<'a>(runs: &'a [PlannedRun], todo: &[usize]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for n in todo.iter().flat_map(|&i| &runs[i].notes) {
+        if !out.contains(&n.as_str()) {
+            out.push(n);
+        }
+    }
+    out
 }
 
 fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<String>) {
