@@ -493,14 +493,15 @@ pub fn labels(paths: &[PathBuf]) -> Vec<String> {
     let names: Vec<String> = paths
         .iter()
         .map(|p| {
-            // A run directory's own files are named by the directory.
-            let p = if p
+            // A run directory's own files are named by the directory, when
+            // the path names one (`fct.txt` or `./fct.txt` alone keeps its
+            // own name, not an empty or "." label).
+            let own = p
                 .file_name()
-                .is_some_and(|n| n == "flows.csv" || n == "fct.txt")
-            {
-                p.parent().unwrap_or(p)
-            } else {
-                p.as_path()
+                .is_some_and(|n| n == "flows.csv" || n == "fct.txt");
+            let p = match p.parent() {
+                Some(dir) if own && dir.file_name().is_some() => dir,
+                _ => p.as_path(),
             };
             p.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -1080,6 +1081,11 @@ mod tests {
                 PathBuf::from("out/x_fct.txt")
             ]),
             ["a", "x_fct.txt"]
+        );
+        // ... unless the path names no directory.
+        assert_eq!(
+            labels(&[PathBuf::from("fct.txt"), PathBuf::from("./flows.csv")]),
+            ["fct.txt", "flows.csv"]
         );
 
         // Bad lines: the file, the line and the field.
