@@ -106,13 +106,40 @@ fn report_plots(
             class,
             ..AnalyzeOptions::default()
         };
+        // A variant in which no flow of the class finished (a deadlock, a
+        // stop time before any finished) has no CDF: it is left out of the
+        // figure, with a warning, rather than failing the whole report.
+        let (mut kept, mut kept_labels) = (Vec::new(), Vec::new());
+        for (run, label) in runs.iter().zip(&labels) {
+            let flows = analyze::read_flows(&analyze::flows_path(run))?;
+            if analyze::filter(&flows, &o)
+                .iter()
+                .any(|f| f.fct_ns.is_some())
+            {
+                kept.push(run.clone());
+                kept_labels.push(label.clone());
+            } else {
+                let which = match class {
+                    Class::All => String::new(),
+                    c => format!("{} ", c.name()),
+                };
+                eprintln!(
+                    "rdmasim: warning: {file}: variant {label} left out: no {which}flow \
+                     finished in {}",
+                    run.display()
+                );
+            }
+        }
+        if kept.is_empty() {
+            continue;
+        }
         let c = plot::Common {
             out: r.dir.join(&file),
-            labels: Some(labels.clone()),
+            labels: Some(kept_labels),
             title: Some(format!("{}: FCT, {} flows", r.name, class.name())),
             size: (900, 600),
         };
-        plot::cdf(&runs, plot::CdfOf::Fct, &o, &c)?;
+        plot::cdf(&kept, plot::CdfOf::Fct, &o, &c)?;
     }
     Ok(())
 }

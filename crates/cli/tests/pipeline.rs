@@ -502,6 +502,61 @@ qp_rates = true
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A report whose variant finished no flow (its stop time comes first)
+/// still writes its report and its FCT CDF: the variant is left out of the
+/// figure, with a warning naming it, instead of failing the whole sweep.
+#[test]
+fn a_report_variant_with_no_finished_flow_is_left_out_of_its_cdf() {
+    let dir = workdir("report-empty");
+    fs::write(
+        dir.join("base.toml"),
+        r#"[topology]
+kind = "star"
+hosts = 4
+
+[workload]
+kind = "incast"
+receiver = 0
+senders = [1, 2]
+size = "100KB"
+dport = 100
+"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.join("s.toml"),
+        r#"base = "base.toml"
+name = "r"
+
+[variants.full]
+"run.stop" = "10ms"
+
+[variants.cut]
+"run.stop" = "1us"
+
+[report]
+baseline = "full"
+"#,
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["sweep", "s.toml", "-q", "--jobs", "1"]);
+    let err = text(&out.stderr);
+    // The cut variant's unfinished flows are a warning (exit 1), not an error.
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("fct_cdf.png: variant cut left out: no flow finished in "),
+        "{err}"
+    );
+    assert!(
+        text(&out.stdout).contains("report: "),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(dir.join("runs/r/report.md").exists());
+    assert!(dir.join("runs/r/fct_cdf.png").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A sweep with variants and a `[report]` on a small cross-DC network:
 /// native PFC against Bifrost with its per-slot trace. The report compares
 /// them, every run is lossless, the trace has one row per slot with
