@@ -1325,6 +1325,21 @@ pub fn describe(r: &SweepReport) -> String {
 mod tests {
     use super::*;
 
+    /// index.csv copies summary.json's numbers digit for digit: a slowdown
+    /// read back from the summary is the same double, not its neighbour.
+    #[test]
+    fn index_numbers_are_the_summarys_digits() {
+        let summary: serde_json::Value = serde_json::from_str(
+            r#"{"slowdown": [{"label": "all", "avg": 1.9930244399603774,
+                "p99": 6.457281080898757}], "engine": {"wall_s": 0.515752234}}"#,
+        )
+        .unwrap();
+        let at = |p: &[&str]| summary_value(&summary, p);
+        assert_eq!(at(&["slowdown", "all", "avg"]), "1.9930244399603774");
+        assert_eq!(at(&["slowdown", "all", "p99"]), "6.457281080898757");
+        assert_eq!(at(&["engine", "wall_s"]), "0.515752234");
+    }
+
     const BASE: &str = r#"# base
 [run]
 name = "base"
