@@ -26,7 +26,7 @@
 //! averaged over the runs.
 
 use crate::analyze::read_flows;
-use crate::sweep::{Axis, PlannedRun, Sweep};
+use crate::sweep::{csv_field, Axis, PlannedRun, Sweep};
 use crate::ExperimentError;
 use engine::InputError;
 use std::fmt::Write as _;
@@ -663,27 +663,23 @@ fn num(x: f64, digits: usize) -> String {
     }
 }
 
-/// Write `report.csv` and `report.md` into the sweep directory; returns the
-/// comparisons.
-pub fn write_report(
-    dir: &Path,
-    sweep: &Sweep,
-    spec: &ReportSpec,
-    runs: &[PlannedRun],
-) -> Result<Vec<Comparison>, ExperimentError> {
-    let numbers = collect(dir, spec, runs)?;
+/// The text of `report.csv`: one row per run and group. Every text field
+/// (run, variant, point, group) is quoted where it needs to be, so a group
+/// named `"a,b"` stays one field.
+fn report_csv(spec: &ReportSpec, numbers: &[RunNumbers]) -> String {
     let mut csv = String::from(
         "run,variant,point,group,flows,finished,fct_avg_us,fct_p99_us,slowdown_avg,\
          slowdown_p99,host_paused_ns,retransmitted_bytes,drops\n",
     );
-    for n in &numbers {
+    for n in numbers {
         for ((g, _), s) in spec.groups.iter().zip(&n.groups) {
             let _ = writeln!(
                 csv,
-                "\"{}\",{},\"{}\",{g},{},{},{},{},{},{},{},{},{}",
-                n.run,
-                n.variant,
-                n.point,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                csv_field(&n.run),
+                csv_field(&n.variant),
+                csv_field(&n.point),
+                csv_field(g),
                 s.flows,
                 s.finished,
                 num(s.fct_avg_us, 3),
@@ -696,6 +692,19 @@ pub fn write_report(
             );
         }
     }
+    csv
+}
+
+/// Write `report.csv` and `report.md` into the sweep directory; returns the
+/// comparisons.
+pub fn write_report(
+    dir: &Path,
+    sweep: &Sweep,
+    spec: &ReportSpec,
+    runs: &[PlannedRun],
+) -> Result<Vec<Comparison>, ExperimentError> {
+    let numbers = collect(dir, spec, runs)?;
+    let csv = report_csv(spec, &numbers);
     let path = dir.join("report.csv");
     fs::write(&path, csv).map_err(|e| ExperimentError::io(&path, e))?;
 
@@ -825,6 +834,39 @@ mod tests {
         assert_eq!(group_stats(&r, &GroupOf::WithinDc(16)).flows, 202);
         assert_eq!(group_stats(&r, &GroupOf::CrossDc(16)).flows, 0);
         assert_eq!(group_stats(&r, &GroupOf::CrossDc(1)).flows, 202);
+    }
+
+    /// A group name with a comma (`groups = { "a,b" = [100] }`) is one
+    /// quoted field of report.csv, so every row has the header's 13 fields.
+    #[test]
+    fn report_csv_quotes_group_names_with_commas() {
+        let spec = ReportSpec {
+            baseline: "pfc".into(),
+            groups: vec![("a,b".into(), GroupOf::Dports(vec![100]))],
+            paper: Vec::new(),
+            ports: Vec::new(),
+        };
+        let numbers = [RunNumbers {
+            run: "variant=pfc,load=0.3".into(),
+            variant: "pfc".into(),
+            point: "load=0.3".into(),
+            groups: vec![GroupStats {
+                flows: 2,
+                finished: 2,
+                ..GroupStats::default()
+            }],
+            host_paused_ns: 0.0,
+            retransmitted: 0.0,
+            drops: 0.0,
+            port_gbps: Vec::new(),
+        }];
+        let csv = report_csv(&spec, &numbers);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 2, "{csv}");
+        assert_eq!(
+            lines[1],
+            "\"variant=pfc,load=0.3\",pfc,load=0.3,\"a,b\",2,2,0.000,0.000,0.0000,0.0000,0,0,0"
+        );
     }
 
     #[test]
