@@ -15,9 +15,9 @@ pub(crate) struct BufferArgs {
     /// Fibre length of the long link, e.g. 80km (5 us of one-way delay per km).
     #[arg(long, value_name = "LENGTH", allow_hyphen_values = true)]
     distance: String,
-    /// Largest frame on the link, bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = buffer::DEFAULT_MTU)]
-    mtu: u64,
+    /// Largest frame on the link: bytes, bare or with a unit (1500, 1500B, 9KB).
+    #[arg(long, value_name = "BYTES", default_value_t = buffer::DEFAULT_MTU.to_string(), allow_hyphen_values = true)]
+    mtu: String,
     /// Which scheme: pfc, swing, bifrost, cbfc or all.
     #[arg(long, value_name = "NAME", default_value = "all")]
     scheme: String,
@@ -30,7 +30,8 @@ pub(crate) struct BufferArgs {
 }
 
 pub(crate) fn buffer(a: BufferArgs) -> Result<u8, Failure> {
-    let link = LongLink::parse(&a.rate, &a.distance, a.mtu)?;
+    let mtu = buffer::parse_mtu(&a.mtu)?;
+    let link = LongLink::parse(&a.rate, &a.distance, mtu)?;
     let schemes: Vec<Scheme> = Scheme::parse(&a.scheme)?;
     let slot = buffer::parse_slot(&a.slot)?;
     let mut o = std::io::stdout().lock();

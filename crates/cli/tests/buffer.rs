@@ -177,6 +177,17 @@ fn one_scheme_and_its_options() {
     );
 }
 
+/// `--mtu` takes a size as a config writes it (`1500B`, `9KB`) as well as
+/// a bare number of bytes.
+#[test]
+fn mtu_with_a_unit() {
+    let bare = ok(&["--rate", "100Gbps", "--distance", "80km", "--mtu", "1500"]);
+    let unit = ok(&["--rate", "100Gbps", "--distance", "80km", "--mtu", "1500B"]);
+    assert_eq!(bare, unit);
+    let jumbo = ok(&["--rate", "100Gbps", "--distance", "80km", "--mtu", "9KB"]);
+    assert!(jumbo.contains(", MTU 9000 B\n"), "{jumbo}");
+}
+
 #[test]
 fn bad_input_is_one_error_and_exit_2() {
     for (args, want) in [
@@ -203,6 +214,14 @@ fn bad_input_is_one_error_and_exit_2() {
         (
             &["--rate", "400Gbps", "--distance", "80km", "--slot", "0us"][..],
             "rdmasim: <command line>: --slot: ",
+        ),
+        (
+            &["--rate", "400Gbps", "--distance", "80km", "--mtu", "-1"][..],
+            "rdmasim: <command line>: --mtu: size '-1' must not be negative",
+        ),
+        (
+            &["--rate", "400Gbps", "--distance", "80km", "--mtu", "1500b"][..],
+            "rdmasim: <command line>: --mtu: unknown size unit in '1500b'",
         ),
     ] {
         let out = rdmasim(args);

@@ -114,6 +114,13 @@ impl LongLink {
     }
 }
 
+/// `--mtu`: bytes, bare (`"1500"`) or with a size unit (`"1500B"`,
+/// `"9KB"`), as a config's sizes are written; [`LongLink::new`] checks the
+/// range.
+pub fn parse_mtu(s: &str) -> Result<u64, ExperimentError> {
+    engine::units::parse_bytes(s).map_err(|m| bad("--mtu", m))
+}
+
 /// A fibre length in km from `"80km"`, `"80 km"`, `"500m"`.
 pub fn parse_km(s: &str) -> Result<f64, String> {
     let t = s.trim();
