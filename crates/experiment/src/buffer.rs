@@ -555,9 +555,15 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
     o
 }
 
-/// `12.5`, `80`, `0.5`: a float without trailing zeros.
+/// `12.5`, `80`, `0.5`, `0.000000000125`: a float without trailing zeros,
+/// to 6 significant digits below 1 (a 1 bps link's R is not "0 GB/s").
 fn trim_float(v: f64) -> String {
-    let s = format!("{v:.6}");
+    let decimals = if v > 0.0 && v < 1.0 {
+        6 + (-v.log10().floor() as usize).saturating_sub(1)
+    } else {
+        6
+    };
+    let s = format!("{v:.decimals$}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()
 }
@@ -699,6 +705,14 @@ mod tests {
         assert_eq!(fmt_bytes(10_000_000), "10,000,000 B (10.000 MB, 9.537 MiB)");
         assert_eq!(trim_float(12.5), "12.5");
         assert_eq!(trim_float(80.0), "80");
+        assert_eq!(trim_float(0.3125), "0.3125");
+        assert_eq!(trim_float(0.000_000_000_125), "0.000000000125");
+        let slow = LongLink::new(Rate(1), 0.000_1, DEFAULT_MTU).unwrap();
+        let r = report(&slow, &[], DEFAULT_SLOT, 1);
+        assert!(
+            r.starts_with("long link: 1bps (R = 0.000000000125 GB/s), 0.0001 km of fibre"),
+            "{r}"
+        );
         let r = report(&link(100, 80.0), &Scheme::ALL, DEFAULT_SLOT, 1);
         assert!(r.starts_with("long link: 100Gbps (R = 12.5 GB/s), 80 km of fibre, D = 400us"));
         for s in ["PFC", "Swing", "Bifrost", "CBFC"] {
