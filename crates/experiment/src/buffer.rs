@@ -544,10 +544,14 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
                         )
                     }
                 );
+                // The paper's check is at 100 Gbps: 125,000 B of BDP per km.
+                let at_100g = LongLink::new(Rate::gbps(100), 1.0, l.mtu).map_or(0.0, |one_km| {
+                    ((1u64 << CBFC_FIELD_BITS) * CBFC_BLOCK_BYTES) as f64 / one_km.bdp() as f64
+                });
                 let _ = writeln!(
                     o,
                     "  note: the paper says \"≤ 1 km at 100 Gbps\" (seed-000 §3.6); its own check \
-                     (4096 × 64 B vs 125 KB per km) gives the reach above"
+                     (4096 × 64 B vs 125 KB per km at 100 Gbps) gives {at_100g:.3} km"
                 );
             }
         }
@@ -718,6 +722,13 @@ mod tests {
         for s in ["PFC", "Swing", "Bifrost", "CBFC"] {
             assert!(r.contains(&format!("\n{s} (")), "{s}\n{r}");
         }
+        // The paper's CBFC check is at 100 Gbps whatever the link's rate.
+        let r = report(&link(400, 80.0), &[Scheme::Cbfc], DEFAULT_SLOT, 1);
+        assert!(r.contains("full rate up to 0.524 km at 400Gbps"), "{r}");
+        assert!(
+            r.contains("(4096 × 64 B vs 125 KB per km at 100 Gbps) gives 2.097 km\n"),
+            "{r}"
+        );
         let r = report(&link(100, 80.0), &[Scheme::Swing], DEFAULT_SLOT, 1);
         assert!(!r.contains("PFC (") && r.contains("Swing ("));
     }
