@@ -26,7 +26,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "NAME")]
     scenario: Vec<String>,
     /// Replace each scenario's arrival window, e.g. 1ms (for profiling).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     window: Option<String>,
     /// Also write the table as CSV to this file.
     #[arg(long, value_name = "FILE")]
@@ -56,7 +56,17 @@ pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
         }
     }
     let window = match &a.window {
-        Some(w) => Some(engine::units::parse_time(w).map_err(|m| bad("--window", m))?),
+        Some(w) => {
+            let d = engine::units::parse_time(w).map_err(|m| bad("--window", m))?;
+            if d == engine::Delta::ZERO {
+                return Err(bad(
+                    "--window",
+                    format!("the window '{w}' must be greater than zero"),
+                )
+                .into());
+            }
+            Some(d)
+        }
         None => None,
     };
     let opts = BenchOptions {
@@ -73,6 +83,15 @@ pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
         o.flush()?;
         return Ok(0);
     }
+    // The CSV file is created before the scenarios run, so a path that
+    // cannot be written fails at once, not after minutes of running.
+    let csv_file = match &a.csv {
+        Some(path) => Some((
+            path,
+            std::fs::File::create(path).map_err(|e| ExperimentError::io(path, e))?,
+        )),
+        None => None,
+    };
     let mut rows: Vec<BenchRow> = Vec::new();
     for n in &names {
         eprintln!("rdmasim: bench: running {n}");
@@ -90,8 +109,10 @@ pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
          each scenario in its own process (peak RSS = its VmHWM)"
     )?;
     o.flush()?;
-    if let Some(path) = &a.csv {
-        std::fs::write(path, bench::csv(&rows)).map_err(|e| ExperimentError::io(path, e))?;
+    if let Some((path, mut file)) = csv_file {
+        file.write_all(bench::csv(&rows).as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| ExperimentError::io(path, e))?;
     }
     let mut code = 0;
     for r in &rows {

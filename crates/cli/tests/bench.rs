@@ -94,3 +94,35 @@ fn unknown_scenario_is_bad_input() {
         "{stderr}"
     );
 }
+
+/// Bad options are refused before any scenario runs: a zero or negative
+/// window by name, and a CSV path that cannot be written (not after the
+/// whole bench has run).
+#[test]
+fn bad_options_fail_before_anything_runs() {
+    for (args, want) in [
+        (
+            &["--window", "0s"][..],
+            "rdmasim: <command line>: --window: the window '0s' must be greater than zero",
+        ),
+        (
+            &["--window", "-1ms"][..],
+            "rdmasim: <command line>: --window: duration '-1ms' must not be negative",
+        ),
+        (
+            &["--csv", "/nonexistent-rdmasim-dir/bench.csv"][..],
+            "rdmasim: /nonexistent-rdmasim-dir/bench.csv: ",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+            .args(["bench", "--smoke", "--scenario", "incast"])
+            .args(args)
+            .output()
+            .expect("the rdmasim binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: a scenario ran");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with(want), "{args:?}: {stderr}");
+    }
+}
