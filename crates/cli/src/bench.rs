@@ -28,7 +28,7 @@ pub(crate) struct BenchArgs {
     /// Replace each scenario's arrival window, e.g. 1ms (for profiling).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     window: Option<String>,
-    /// Also write the table as CSV to this file.
+    /// Also write the table as CSV to this file (simulated time in ns, wall and CPU time in s, peak RSS in MiB).
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
     /// Run the scenarios in this process and print their rows as CSV only.

@@ -395,7 +395,7 @@ fn row(
     }
 }
 
-/// Column headers of [`table`] and [`csv`].
+/// Column headers of [`table`].
 pub const COLUMNS: [&str; 13] = [
     "scenario",
     "sim_time",
@@ -411,6 +411,14 @@ pub const COLUMNS: [&str; 13] = [
     "cpu_s",
     "peak_rss_mb",
 ];
+
+/// Column headers of [`csv`]: [`COLUMNS`] with the unit of the simulated
+/// time in its name (the table prints it with its unit, e.g. `822.5us`).
+pub const CSV_COLUMNS: [&str; 13] = {
+    let mut c = COLUMNS;
+    c[1] = "sim_time_ns";
+    c
+};
 
 /// The rows as an aligned text table, one line per scenario after the
 /// header. Rates are per CPU second ([`BenchRow::rate_seconds`]).
@@ -460,11 +468,11 @@ pub fn table(rows: &[BenchRow]) -> String {
     out
 }
 
-/// The rows as CSV with a header ([`COLUMNS`]): simulated time in ns, wall
+/// The rows as CSV with a header ([`CSV_COLUMNS`]): simulated time in ns, wall
 /// and CPU time in s (ms precision), rates per CPU second, peak RSS in MiB
 /// (empty where unknown).
 pub fn csv(rows: &[BenchRow]) -> String {
-    let mut out = COLUMNS.join(",");
+    let mut out = CSV_COLUMNS.join(",");
     out.push('\n');
     for r in rows {
         let _ = writeln!(
@@ -493,23 +501,23 @@ pub fn csv(rows: &[BenchRow]) -> String {
 pub fn parse_csv(text: &str) -> Result<Vec<BenchRow>, String> {
     let mut lines = text.lines();
     match lines.next() {
-        Some(h) if h == COLUMNS.join(",") => {}
+        Some(h) if h == CSV_COLUMNS.join(",") => {}
         h => return Err(format!("unexpected header {h:?}")),
     }
     lines
         .filter(|l| !l.is_empty())
         .map(|l| {
             let c: Vec<&str> = l.split(',').collect();
-            if c.len() != COLUMNS.len() {
+            if c.len() != CSV_COLUMNS.len() {
                 return Err(format!("{} fields in '{l}'", c.len()));
             }
             let int = |i: usize| -> Result<u64, String> {
                 c[i].parse()
-                    .map_err(|_| format!("{}: '{}' is not a count", COLUMNS[i], c[i]))
+                    .map_err(|_| format!("{}: '{}' is not a count", CSV_COLUMNS[i], c[i]))
             };
             let real = |i: usize| -> Result<f64, String> {
                 c[i].parse()
-                    .map_err(|_| format!("{}: '{}' is not a number", COLUMNS[i], c[i]))
+                    .map_err(|_| format!("{}: '{}' is not a number", CSV_COLUMNS[i], c[i]))
             };
             Ok(BenchRow {
                 name: c[0].to_string(),
@@ -635,7 +643,7 @@ mod tests {
         let t = table(&rows);
         assert_eq!(t.lines().count(), 1 + rows.len());
         let c = csv(&rows);
-        assert!(c.starts_with("scenario,sim_time,flows,finished,drops,"));
+        assert!(c.starts_with("scenario,sim_time_ns,flows,finished,drops,"));
         assert_eq!(c.lines().count(), 1 + rows.len());
         // The CSV reads back to the same rows, times to the millisecond.
         let back = parse_csv(&c).unwrap();
