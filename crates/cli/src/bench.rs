@@ -103,9 +103,15 @@ pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
     }
     let mut o = std::io::stdout().lock();
     write!(o, "{}", bench::table(&rows))?;
+    let per = if rows.iter().all(BenchRow::rates_per_cpu_second) {
+        "rates per CPU second"
+    } else {
+        "rates per CPU second (per wall second where a scenario took under 0.05 CPU-s, \
+         too short for the 10 ms CPU clock)"
+    };
     writeln!(
         o,
-        "rates per CPU second; packets = data frames delivered to hosts; \
+        "{per}; packets = data frames delivered to hosts; \
          each scenario in its own process (peak RSS = its VmHWM)"
     )?;
     o.flush()?;

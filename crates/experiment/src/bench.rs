@@ -97,11 +97,16 @@ impl BenchRow {
     /// Seconds the rates are computed over: CPU time, or wall time where
     /// the CPU time is unknown or too short to resolve (10 ms ticks).
     pub fn rate_seconds(&self) -> f64 {
-        if self.cpu_s >= 0.05 {
+        if self.rates_per_cpu_second() {
             self.cpu_s
         } else {
             self.wall_s
         }
+    }
+    /// Whether the rates are per CPU second: the CPU time is known and at
+    /// least 0.05 s (five 10 ms ticks); otherwise they are per wall second.
+    pub fn rates_per_cpu_second(&self) -> bool {
+        self.cpu_s >= 0.05
     }
     /// Events per second ([`BenchRow::rate_seconds`]).
     pub fn events_per_s(&self) -> f64 {
@@ -469,7 +474,7 @@ pub fn table(rows: &[BenchRow]) -> String {
 }
 
 /// The rows as CSV with a header ([`CSV_COLUMNS`]): simulated time in ns, wall
-/// and CPU time in s (ms precision), rates per CPU second, peak RSS in MiB
+/// and CPU time in s (ms precision), rates per [`BenchRow::rate_seconds`], peak RSS in MiB
 /// (empty where unknown).
 pub fn csv(rows: &[BenchRow]) -> String {
     let mut out = CSV_COLUMNS.join(",");
