@@ -188,6 +188,20 @@ pub fn parse_report(
         };
         for (name, v) in g.iter() {
             let field = format!("report.groups.{name}");
+            // A group's name becomes part of a file name (fct_cdf_<name>.png)
+            // and a cell of report.md's tables.
+            if let Some(c) = name
+                .chars()
+                .find(|&c| matches!(c, '/' | '\\' | '|') || c.is_control())
+            {
+                return Err(e(
+                    &field,
+                    format!(
+                        "a group's name cannot hold {c:?}: it names a figure file and a \
+                         column of report.md; use letters, digits, '_' or '-'"
+                    ),
+                ));
+            }
             let ports: Option<Vec<u16>> = v.as_array().and_then(|a| {
                 a.iter()
                     .map(|x| x.as_integer().and_then(|i| u16::try_from(i).ok()))
@@ -867,6 +881,27 @@ mod tests {
             lines[1],
             "\"variant=pfc,load=0.3\",pfc,load=0.3,\"a,b\",2,2,0.000,0.000,0.0000,0.0000,0,0,0"
         );
+    }
+
+    #[test]
+    fn a_group_name_that_cannot_name_a_file_is_refused_at_its_line() {
+        let variants = [("pfc".to_string(), Vec::new())];
+        let parse = |groups: &str| {
+            let text = format!("[report]\nbaseline = \"pfc\"\ngroups = {groups}\n");
+            let doc: toml_edit::DocumentMut = text.parse().unwrap();
+            parse_report(&doc["report"], "s.toml", &text, &variants)
+        };
+        assert!(parse(r#"{ inter_dc = [100], "a,b" = [200] }"#).is_ok());
+        for (name, c) in [("a/b", "'/'"), ("a|b", "'|'"), ("a\\\\b", "'\\\\'")] {
+            let err = parse(&format!(r#"{{ "{name}" = [100] }}"#))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("s.toml:3: report.groups.")
+                    && err.contains(&format!("a group's name cannot hold {c}")),
+                "{name}: {err}"
+            );
+        }
     }
 
     #[test]
