@@ -552,6 +552,19 @@ fn peer_files(dir: &Path, extra_keys: &str) {
     .unwrap();
 }
 
+/// Run `rdmasim hpcc` on [`peer_files`] with `line` appended, expecting it
+/// refused (exit 2): its stderr and the line number `line` has in
+/// `config.txt`, so that a test can check that the error names it.
+fn hpcc_refusal(dir: &Path, line: &str) -> (String, usize) {
+    peer_files(dir, &format!("{line}\n"));
+    let out = rdmasim(dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{line}: {err}");
+    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+    let no = cfg.lines().position(|l| l == line).unwrap() + 1;
+    (err, no)
+}
+
 /// A data frame larger than the whole switch buffer could never be
 /// admitted: refused, at the MTU's line, in both config formats. An MTU
 /// above a jumbo frame's runs, with a note on what it does to slowdowns,
@@ -567,12 +580,7 @@ fn mtus_beyond_the_buffer_are_refused_and_odd_ones_noted() {
     );
     let dir = workdir("mtu-peer");
     // The peer files' buffer is 4 MB.
-    peer_files(&dir, "PACKET_PAYLOAD_SIZE 5000000\n");
-    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
-    let line = cfg.lines().count();
+    let (err, line) = hpcc_refusal(&dir, "PACKET_PAYLOAD_SIZE 5000000");
     assert!(
         err.starts_with(&format!(
             "rdmasim: config.txt:{line}: PACKET_PAYLOAD_SIZE: "
@@ -777,12 +785,7 @@ fn peer_config_bad_value_names_file_line_and_key() {
         ("KMAX_MAP 9223372036854775808", "KMAX_MAP"),
         ("PMAX_MAP 1 100000000000 nan", "PMAX_MAP"),
     ] {
-        peer_files(&dir, &format!("{bad}\n"));
-        let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
-        let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
-        let line = cfg.lines().position(|l| l == bad).unwrap() + 1;
+        let (err, line) = hpcc_refusal(&dir, bad);
         assert!(err.contains(&format!("config.txt:{line}: {key}:")), "{err}");
         assert!(!dir.join("out/fct.txt").exists());
     }
@@ -840,12 +843,7 @@ fn peer_config_times_beyond_the_clock_are_input_errors() {
         ("QLEN_MON_START 1e30", "QLEN_MON_START"),
         ("LINK_DOWN 18446744073709 0 4", "LINK_DOWN"),
     ] {
-        peer_files(&dir, &format!("{line}\n"));
-        let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{line}: {err}");
-        let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
-        let no = cfg.lines().position(|l| l == line).unwrap() + 1;
+        let (err, no) = hpcc_refusal(&dir, line);
         assert!(
             err.starts_with(&format!("rdmasim: config.txt:{no}: {key}: "))
                 && err.contains("1000000s"),
@@ -915,14 +913,7 @@ fn a_stop_before_the_first_flow_is_an_input_error() {
 
     let dir = workdir("hpcc-stop-first");
     // The peer files' flows start at 2.0 s and 2.000001 s.
-    peer_files(&dir, "SIMULATOR_STOP_TIME 1.0\n");
-    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    let line = fs::read_to_string(dir.join("config.txt"))
-        .unwrap()
-        .lines()
-        .count();
+    let (err, line) = hpcc_refusal(&dir, "SIMULATOR_STOP_TIME 1.0");
     assert_eq!(
         err,
         format!(
