@@ -1677,6 +1677,21 @@ fn build_generator(
                     "the incast has no sender besides the receiver",
                 ));
             }
+            if flows.len() < senders.len() {
+                // A host sends no flow to itself: say so, or the user counts
+                // one flow more than the run has.
+                notes.push(
+                    cx.err(
+                        &key("senders"),
+                        format!(
+                            "lists the receiver {receiver}, which sends no flow to itself: \
+                             the incast has {} flows",
+                            flows.len()
+                        ),
+                    )
+                    .to_string(),
+                );
+            }
             Ok(flows)
         }
         WorkloadKind::Bulk | WorkloadKind::Probes => {
@@ -3098,6 +3113,25 @@ duration = "100us"
         let s = build_scenario(&parse_config(&later, "t.toml").unwrap(), Path::new("")).unwrap();
         assert_eq!(s.flows.len(), 5);
         assert_eq!(s.net.stop_time, Some(Time::from_ns(6_000_000)));
+    }
+
+    /// An incast whose senders list the receiver runs one flow fewer and
+    /// says so at the `senders` line; one that does not says nothing.
+    #[test]
+    fn an_incast_sender_that_is_the_receiver_is_noted() {
+        let cfg = SMALL.replace("senders = [0, 1, 2]", "senders = [0, 1, 2, 3]");
+        let s = build_scenario(&parse_config(&cfg, "t.toml").unwrap(), Path::new("")).unwrap();
+        assert_eq!(s.flows.len(), 3);
+        assert_eq!(
+            s.notes,
+            vec![
+                "t.toml:11: workload.senders: lists the receiver 3, which sends no flow to \
+                 itself: the incast has 3 flows"
+                    .to_string()
+            ]
+        );
+        let s = build_scenario(&parse_config(SMALL, "t.toml").unwrap(), Path::new("")).unwrap();
+        assert!(s.notes.is_empty(), "{:?}", s.notes);
     }
 
     /// A flow file whose header counts fewer flows than it has: the first
