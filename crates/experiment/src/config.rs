@@ -836,7 +836,7 @@ fn path_of_named(text: &str, line: usize, name: &str) -> String {
 /// Turn a TOML error into `file:line: key.path: message`.
 fn toml_error(text: &str, file: &str, e: &toml::de::Error, syntax: bool) -> InputError {
     let line = e.span().map(|s| locate::line_of_offset(text, s.start));
-    let raw = e.message().trim().replace('\n', "; ");
+    let raw = locate::toml_message(e.message(), text, e.span().map(|s| s.start));
     let key_at_line = |l: usize| match locate::at_line(text, l) {
         At::Key(k) => k,
         At::Header(h) | At::Table(h) => h,
@@ -2700,6 +2700,14 @@ dport = 300
         );
         let e = err_of(&SMALL.replace("name = \"small\"", "name = \"small"));
         assert!(e.starts_with("t.toml:3: run.name: invalid TOML"), "{e}");
+        // The TOML parser says nothing of these; the error names them.
+        let e = err_of(&format!("{SMALL}\r\n\t\r"));
+        assert!(
+            e.ends_with(": invalid TOML: unexpected character '\\r'"),
+            "{e}"
+        );
+        let e = err_of(&format!("{SMALL}\"a\" = {{ b = "));
+        assert!(e.ends_with(": invalid TOML: unexpected end of file"), "{e}");
         let e = err_of(&format!(
             "{SMALL}[cc]\nkind = \"swift\"\n[cc.swift]\ncwnd_min = \"20KB\"\ncwnd_max = \"10KB\"\n"
         ));

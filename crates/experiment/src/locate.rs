@@ -170,6 +170,23 @@ pub(crate) fn line_of_offset(text: &str, offset: usize) -> usize {
         + 1
 }
 
+/// A TOML parser's message on one line. The parser says nothing of a
+/// stray character (a carriage return alone, say) or of a file that ends
+/// where a value was due: then the message names what is at `offset`.
+pub(crate) fn toml_message(msg: &str, text: &str, offset: Option<usize>) -> String {
+    let msg = msg.trim().replace('\n', "; ");
+    if !msg.is_empty() {
+        return msg;
+    }
+    match offset
+        .and_then(|o| text.get(o..))
+        .and_then(|r| r.chars().next())
+    {
+        Some(c) => format!("unexpected character {c:?}"),
+        None => "unexpected end of file".to_string(),
+    }
+}
+
 /// What is at 1-based `line`: the table header it opens (`Header`), the key
 /// it sets (`Key`), or the table it lies in (`Table`).
 #[derive(Debug, PartialEq, Eq)]

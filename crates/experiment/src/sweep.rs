@@ -208,7 +208,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, ExperimentError> {
 pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, ExperimentError> {
     let doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
         let line = e.span().map(|s| locate::line_of_offset(text, s.start));
-        let msg = e.message().trim().replace('\n', "; ");
+        let msg = locate::toml_message(e.message(), text, e.span().map(|s| s.start));
         input_err(file, line, "", format!("invalid TOML: {msg}"))
     })?;
     let at = |key: &str| locate::key_line(text, key);
@@ -636,7 +636,10 @@ pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
             &sweep.base.display().to_string(),
             line,
             "",
-            format!("invalid TOML: {}", e.message().trim().replace('\n', "; ")),
+            format!(
+                "invalid TOML: {}",
+                locate::toml_message(e.message(), &sweep.base_text, e.span().map(|s| s.start))
+            ),
         )
     })?;
     let base_dir = config::base_dir(&sweep.base);
@@ -1376,6 +1379,16 @@ kmax = "400KB"
 
     fn plan_of(axes: &str) -> Result<Vec<PlannedRun>, ExperimentError> {
         plan(&sweep_of(axes)?)
+    }
+
+    /// A stray carriage return, or a file that ends inside a value: the
+    /// TOML parser's own message is empty, rdmasim's names the problem.
+    #[test]
+    fn invalid_toml_is_named_even_where_the_parser_says_nothing() {
+        let e = sweep_of("\"run.seed\" = [1]\n\r").unwrap_err().to_string();
+        assert_eq!(e, "s.toml:6: invalid TOML: unexpected character '\\r'");
+        let e = sweep_of("\"run.seed\" = { a = ").unwrap_err().to_string();
+        assert_eq!(e, "s.toml:5: invalid TOML: unexpected end of file");
     }
 
     #[test]
