@@ -1472,6 +1472,7 @@ fn build_workload(
         generator_seed(seed, 0),
         notes,
     )?];
+    let mut total = lists[0].len();
     for (i, e) in w.extra.iter().flatten().enumerate() {
         let path = format!("workload.extra[{i}]");
         if e.extra.is_some() {
@@ -1488,6 +1489,18 @@ fn build_workload(
             generator_seed(seed, i + 1),
             notes,
         )?);
+        // Each generator is bounded; so is their sum.
+        total += lists[i + 1].len();
+        if total > workload::MAX_FLOWS {
+            return Err(cx.err(
+                &path,
+                format!(
+                    "{}: {total} with this generator's, at most {} in all",
+                    workload::TOO_MANY_FLOWS,
+                    workload::MAX_FLOWS
+                ),
+            ));
+        }
     }
     let sorted = |l: &[FlowSpec]| l.windows(2).all(|w| w[0].start <= w[1].start);
     if lists.len() == 1 && sorted(&lists[0]) {
@@ -1609,7 +1622,9 @@ fn build_generator(
                 None => Vec::new(),
             };
             workload::poisson_to(&spec, &dsts).map_err(|m| {
-                let field = if m.contains("destination") || m.contains("but itself") {
+                let field = if m.starts_with(workload::TOO_MANY_FLOWS) {
+                    key("duration")
+                } else if m.contains("destination") || m.contains("but itself") {
                     key("dsts")
                 } else if m.contains("CDF") {
                     key("cdf")
@@ -1728,7 +1743,14 @@ fn build_generator(
                     &hosts, &dsts, size, interval, start, duration, seed, pg, dport,
                 )
             };
-            made.map_err(|m| cx.err(&key("dsts"), m))
+            made.map_err(|m| {
+                let field = match kind {
+                    _ if !m.starts_with(workload::TOO_MANY_FLOWS) => "dsts",
+                    WorkloadKind::Bulk => "flows",
+                    _ => "duration",
+                };
+                cx.err(&key(field), m)
+            })
         }
         WorkloadKind::File => {
             let rel = cx.required(&w.path, &key("path"), &why)?;
@@ -2700,6 +2722,24 @@ dport = 300
         );
         let e = err_of(&SMALL.replace("name = \"small\"", "name = \"small"));
         assert!(e.starts_with("t.toml:3: run.name: invalid TOML"), "{e}");
+        // A workload that would fill the memory, at the key that asks for it.
+        let e = err_of(&SMALL.replace(
+            "kind = \"incast\"\nsenders = [0, 1, 2]\nreceiver = 3\nsize = \"10KB\"",
+            "kind = \"poisson\"\nload = 0.3\nduration = \"1000000s\"",
+        ));
+        assert_eq!(
+            e,
+            "t.toml:12: workload.duration: too many flows: about 8765522279, at most 33554432; \
+             shorten the duration or lower the load"
+        );
+        let e = err_of(&format!(
+            "{SMALL}[[workload.extra]]\nkind = \"bulk\"\nhosts = [0]\ndsts = [1]\n\
+             flows = 4000000000\n"
+        ));
+        assert!(
+            e.starts_with("t.toml:18: workload.extra[0].flows: too many flows: about 4000000000"),
+            "{e}"
+        );
         // The TOML parser says nothing of these; the error names them.
         let e = err_of(&format!("{SMALL}\r\n\t\r"));
         assert!(

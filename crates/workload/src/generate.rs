@@ -7,6 +7,26 @@ use engine::{Delta, Rate, Rng, Time};
 /// The [`Rng`] stream kind of a host's Poisson arrival process.
 pub const POISSON_STREAM_KIND: u32 = 1;
 
+/// Most flows one generator may make: 2^25 (33,554,432), about 2 GiB once a
+/// simulation is built (rdmasim's choice). A duration, load or count that
+/// asks for more is refused before the flows are made, rather than filling
+/// the memory.
+pub const MAX_FLOWS: usize = 1 << 25;
+
+/// How an error about more flows than [`MAX_FLOWS`] begins.
+pub const TOO_MANY_FLOWS: &str = "too many flows";
+
+/// The error of a generator that would make about `n` flows, `fix` saying
+/// how to make fewer.
+fn too_many_flows(n: f64, fix: &str) -> String {
+    let n = if n < 1e15 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.2e}")
+    };
+    format!("{TOO_MANY_FLOWS}: about {n}, at most {MAX_FLOWS}; {fix}")
+}
+
 /// Open-loop Poisson traffic between a set of hosts.
 #[derive(Clone, Debug)]
 pub struct PoissonSpec {
@@ -102,6 +122,11 @@ pub fn poisson_to(p: &PoissonSpec, dsts: &[u32]) -> Result<Vec<FlowSpec>, String
         return Err(format!("destination host {} is listed twice", w[0]));
     }
     let mean_gap_ns = p.mean_interarrival_s() * 1e9;
+    const FIX_POISSON: &str = "shorten the duration or lower the load";
+    let expected = p.hosts.len() as f64 * (p.duration.ps() as f64 / 1e3) / mean_gap_ns;
+    if expected > MAX_FLOWS as f64 {
+        return Err(too_many_flows(expected, FIX_POISSON));
+    }
     let others = p.hosts.len() as u64 - 1;
     let mut flows = Vec::new();
     for (i, &src) in p.hosts.iter().enumerate() {
@@ -129,6 +154,9 @@ pub fn poisson_to(p: &PoissonSpec, dsts: &[u32]) -> Result<Vec<FlowSpec>, String
                 own[rng.below(own.len() as u64) as usize]
             };
             let size = p.cdf.sample(&mut rng);
+            if flows.len() == MAX_FLOWS {
+                return Err(too_many_flows(expected, FIX_POISSON));
+            }
             flows.push(FlowSpec {
                 id: 0,
                 src,
@@ -194,6 +222,9 @@ pub fn bulk(
     if senders.is_empty() {
         return Err("bandwidth flows need at least one sender".into());
     }
+    if flows as usize > MAX_FLOWS {
+        return Err(too_many_flows(f64::from(flows), "ask for fewer flows"));
+    }
     let mut out = Vec::with_capacity(flows as usize);
     for i in 0..flows as usize {
         let src = senders[i % senders.len()];
@@ -238,6 +269,11 @@ pub fn probes(
         return Err("the probe interval must be greater than zero".into());
     }
     let mean_gap_ns = interval.ps() as f64 / 1e3;
+    const FIX_PROBES: &str = "shorten the duration or lengthen the interval";
+    let expected = senders.len() as f64 * duration.ps() as f64 / interval.ps() as f64;
+    if expected > MAX_FLOWS as f64 {
+        return Err(too_many_flows(expected, FIX_PROBES));
+    }
     let mut out = Vec::new();
     for &src in senders {
         let own = destinations_of(src, dsts)?;
@@ -248,6 +284,9 @@ pub fn probes(
             let off_ps = t_ns.round() * 1e3;
             if off_ps >= duration.ps() as f64 {
                 break;
+            }
+            if out.len() == MAX_FLOWS {
+                return Err(too_many_flows(expected, FIX_PROBES));
             }
             out.push(FlowSpec {
                 id: 0,
@@ -299,6 +338,46 @@ mod tests {
             pg: 3,
             dport: 100,
         }
+    }
+
+    /// A workload that would fill the memory is refused before any flow
+    /// is made: a long duration, a short probe interval, a huge count.
+    #[test]
+    fn more_flows_than_max_flows_are_refused_up_front() {
+        let t0 = std::time::Instant::now();
+        // 8 hosts at 30% of 100 Gb/s for 10^6 s: about 1.2e12 flows.
+        let e = poisson(&spec(8, 0.3, Delta::from_ps(1_000_000_000_000_000_000), 1)).unwrap_err();
+        assert!(e.starts_with("too many flows: about 1"), "{e}");
+        assert!(
+            e.ends_with("at most 33554432; shorten the duration or lower the load"),
+            "{e}"
+        );
+        let e = probes(
+            &[0],
+            &[1],
+            1000,
+            Delta::from_ps(1),
+            Time::ZERO,
+            Delta::from_ms(1),
+            1,
+            3,
+            100,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "too many flows: about 1000000000, at most 33554432; shorten the duration or \
+             lengthen the interval"
+        );
+        let e = bulk(&[0], &[1], u32::MAX, 1000, Time::ZERO, 3, 100).unwrap_err();
+        assert!(
+            e.starts_with("too many flows: about 4294967295, at most"),
+            "{e}"
+        );
+        assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+        // At the limit itself, flows are made.
+        let n = bulk(&[0], &[1], MAX_FLOWS as u32 / 64, 1000, Time::ZERO, 3, 100).unwrap();
+        assert_eq!(n.len(), MAX_FLOWS / 64);
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod peer;
 pub use cdf::{load_cdf, parse_cdf, SizeCdf};
 pub use generate::{
     bulk, incast, merge, poisson, poisson_to, probes, sort_and_number, PoissonSpec, ENDLESS,
-    POISSON_STREAM_KIND, PROBE_STREAM_KIND,
+    MAX_FLOWS, POISSON_STREAM_KIND, PROBE_STREAM_KIND, TOO_MANY_FLOWS,
 };
 pub use peer::{
     load_peer_flows, load_peer_flows_with_lines, parse_peer_flows, parse_peer_flows_with_lines,
