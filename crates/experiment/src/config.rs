@@ -2177,6 +2177,8 @@ fn build_ports(
             ));
         }
     }
+    // The section each rule below comes from, by its index in net.ports.
+    let mut paths: Vec<(usize, String)> = Vec::new();
     let groups = [
         ("hosts", &s.hosts),
         ("fabric", &s.fabric),
@@ -2205,6 +2207,7 @@ fn build_ports(
             return Err(cx.err(&path, format!("this topology has no {class} ports")));
         }
         for (link, at_b) in ends {
+            paths.push((net.ports.len(), path.clone()));
             net.ports.push(PortRule {
                 link,
                 at_b,
@@ -2232,11 +2235,44 @@ fn build_ports(
             ));
         };
         let settings = port_settings(cx, &path, sec, net.pfc.mode)?;
+        paths.push((net.ports.len(), path));
         net.ports.push(PortRule {
             link,
             at_b,
             settings,
         });
+    }
+    // A Bifrost port keeps a grant per slot of its link's round trip: a
+    // slot too short for its link is refused at the section that chose
+    // Bifrost, not when the network is built. The last rule that sets a
+    // port's fc is the one that holds.
+    let mut seen = std::collections::HashSet::new();
+    for (i, path) in paths.iter().rev() {
+        let r = &net.ports[*i];
+        if r.settings.fc.is_none() || !seen.insert((r.link, r.at_b)) {
+            continue;
+        }
+        let Some(FcChoice::Bifrost(b)) = &r.settings.fc else {
+            continue;
+        };
+        let l = &topo.links[r.link as usize];
+        let n = b.resolve(l.rate, l.delay).0.n;
+        if n > net::fc::MAX_SLOTS_PER_RTT {
+            return Err(cx.err(
+                &format!("{path}.bifrost_t"),
+                format!(
+                    "Bifrost T = {} over link {} (nodes {}-{}, one-way delay {}) gives \
+                     N = ⌈2D/T⌉ = {n} slots per round trip; at most {}: raise bifrost_t \
+                     or shorten the link",
+                    b.t_slot,
+                    r.link,
+                    l.a,
+                    l.b,
+                    l.delay,
+                    net::fc::MAX_SLOTS_PER_RTT
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -3122,6 +3158,32 @@ duration = "100us"
             "{CROSS}\n[ports.long_haul]\nfc = \"bifrost\"\nbifrost_reading = \"other\"\n"
         ));
         assert!(e.contains("ports.long_haul.bifrost_reading"), "{e}");
+        // More slots per round trip than a ledger holds: at the section
+        // that chose Bifrost, before the network is built.
+        let long = |t: &str| format!("[ports.long_haul]\nfc = \"bifrost\"\nbifrost_t = \"{t}\"\n");
+        let e = err_of(&format!("{CROSS}\n{}", long("100ps")));
+        assert_eq!(
+            e,
+            "t.toml:14: ports.long_haul.bifrost_t: Bifrost T = 100ps over link 104 (nodes \
+             52-73, one-way delay 400us) gives N = ⌈2D/T⌉ = 8000000 slots per round trip; at \
+             most 4194304: raise bifrost_t or shorten the link"
+        );
+        assert!(
+            scenario(&format!("{CROSS}\n{}", long("10ns")))
+                .net
+                .ports
+                .len()
+                > 1
+        );
+        let e = err_of(&format!(
+            "{}\n{}",
+            CROSS.replace(
+                "kind = \"cross_dc\"",
+                "kind = \"cross_dc\"\nlong_length = \"100000km\""
+            ),
+            long("10ns")
+        ));
+        assert!(e.contains("N = ⌈2D/T⌉ = 100000000 slots"), "{e}");
         let e = err_of(&format!("{CROSS}\n[ports.hosts]\nxoff = \"1MB\"\n"));
         assert!(e.contains("ports.hosts.xoff"), "{e}");
     }

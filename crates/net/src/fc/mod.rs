@@ -18,7 +18,8 @@ mod cbfc;
 mod pfc;
 
 pub use bifrost::{
-    write_trace_csv, Bifrost, BifrostConfig, BifrostParams, BifrostReading, BifrostSlot, PauseDelay,
+    write_trace_csv, Bifrost, BifrostConfig, BifrostParams, BifrostReading, BifrostSlot,
+    PauseDelay, MAX_SLOTS_PER_RTT,
 };
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
 pub use pfc::{quanta_duration, Pfc};
