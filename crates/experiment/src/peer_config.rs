@@ -10,7 +10,9 @@
 
 use crate::locate::{self, FileKind};
 use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
-use engine::units::{input_ps, parse_rate, parse_rate_or_bps, MAX_INPUT_PS, MAX_INPUT_TIME};
+use engine::units::{
+    input_ps, parse_rate, parse_rate_or_bps, MAX_BYTES, MAX_INPUT_PS, MAX_INPUT_TIME,
+};
 use engine::{Delta, InputError, Rate, Time};
 use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, TimelyConfig};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
@@ -218,6 +220,23 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             })
             .collect()
     };
+    // A map of thresholds in KB, from 0 to MAX_BYTES.
+    let kb_map = |l: &Line| -> Result<Vec<(Rate, f64)>, ExperimentError> {
+        let m = map(l)?;
+        if let Some((r, kb)) = m
+            .iter()
+            .find(|(_, kb)| !(0.0..=(MAX_BYTES / 1000) as f64).contains(kb))
+        {
+            return Err(err(
+                l,
+                format!(
+                    "{kb} KB at rate {r} is not a threshold: from 0 to {} KB (2^53 bytes)",
+                    MAX_BYTES / 1000
+                ),
+            ));
+        }
+        Ok(m)
+    };
 
     let mut net = NetConfig {
         pfc: PfcConfig {
@@ -402,9 +421,19 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                     ));
                 }
             }
-            "KMAX_MAP" => kmax = Some((map(l)?, l.no)),
-            "KMIN_MAP" => kmin = Some((map(l)?, l.no)),
-            "PMAX_MAP" => pmax = Some((map(l)?, l.no)),
+            // Kmin and Kmax in KB of 1000 bytes, Pmax a probability.
+            "KMAX_MAP" => kmax = Some((kb_map(l)?, l.no)),
+            "KMIN_MAP" => kmin = Some((kb_map(l)?, l.no)),
+            "PMAX_MAP" => {
+                let m = map(l)?;
+                if let Some((r, p)) = m.iter().find(|(_, p)| !(0.0..=1.0).contains(p)) {
+                    return Err(err(
+                        l,
+                        format!("{p} at rate {r} is not a probability in [0, 1]"),
+                    ));
+                }
+                pmax = Some((m, l.no));
+            }
             "BUFFER_SIZE" => {
                 let mb = num(l)?;
                 if mb <= 0.0 {
@@ -520,6 +549,14 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                     format!("rate {rate} has no entry in KMIN_MAP or PMAX_MAP"),
                 )));
             };
+            if *kx < kn {
+                return Err(ExperimentError::Input(InputError::at(
+                    &file,
+                    Some(*line),
+                    "KMAX_MAP",
+                    format!("rate {rate}: Kmax {kx} KB is below Kmin {kn} KB"),
+                )));
+            }
             // The peer's maps are in KB of 1000 bytes (SwitchMmu::ConfigEcn).
             th.push(EcnThreshold {
                 rate: *rate,
@@ -758,6 +795,62 @@ mod tests {
         // Two edits in a short key, or a key nothing like the peer's.
         assert_eq!(closest_key("HAS_WXY"), None);
         assert_eq!(closest_key("ENABLE_IRN_FAST_PATH"), None);
+    }
+
+    /// The ECN maps hold thresholds and probabilities: a Pmax outside
+    /// [0, 1], a negative or oversized Kmin or Kmax, or a Kmax below Kmin
+    /// is an error at its line, not a marking rule that cannot be.
+    #[test]
+    fn ecn_maps_are_checked() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-peer-ecn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let topo = dir.join("topo.txt");
+        std::fs::write(
+            &topo,
+            "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
+        )
+        .unwrap();
+        let flows = dir.join("flows.txt");
+        std::fs::write(&flows, "1\n0 1 3 100 1000 2.0\n").unwrap();
+        let cfg = dir.join("config.txt");
+        let load = |kmin: &str, kmax: &str, pmax: &str| {
+            let text = format!(
+                "TOPOLOGY_FILE {}\nFLOW_FILE {}\nFCT_OUTPUT_FILE fct.txt\nCC_MODE 1\n\
+                 KMAX_MAP 1 100000000000 {kmax}\nKMIN_MAP 1 100000000000 {kmin}\n\
+                 PMAX_MAP 1 100000000000 {pmax}\n",
+                topo.display(),
+                flows.display()
+            );
+            std::fs::write(&cfg, text).unwrap();
+            load_peer_config(&cfg)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let name = cfg.display().to_string();
+        assert_eq!(load("400", "1600", "0.2"), Ok(()));
+        assert_eq!(
+            load("400", "1600", "65536"),
+            Err(format!(
+                "{name}:7: PMAX_MAP: 65536 at rate 100Gbps is not a probability in [0, 1]"
+            ))
+        );
+        assert_eq!(
+            load("-1", "1600", "0.2"),
+            Err(format!(
+                "{name}:6: KMIN_MAP: -1 KB at rate 100Gbps is not a threshold: from 0 to \
+                 9007199254740 KB (2^53 bytes)"
+            ))
+        );
+        assert!(load("400", "18446744073709551616", "0.2")
+            .unwrap_err()
+            .starts_with(&format!("{name}:5: KMAX_MAP: 18446744073709552000 KB")));
+        assert_eq!(
+            load("1600", "400", "0.2"),
+            Err(format!(
+                "{name}:5: KMAX_MAP: rate 100Gbps: Kmax 400 KB is below Kmin 1600 KB"
+            ))
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Every key of the peer's config is read (or knowingly accepted):
