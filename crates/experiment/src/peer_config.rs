@@ -275,8 +275,11 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             "ENABLE_QCN" => net.ecn.enabled = flag(l)?,
             "PACKET_PAYLOAD_SIZE" => {
                 let v = num(l)?;
-                if v < 1.0 || v.fract() != 0.0 {
-                    return Err(err(l, "must be a whole number of bytes ≥ 1".into()));
+                if v < 1.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
+                    return Err(err(
+                        l,
+                        format!("must be a whole number of bytes from 1 to {}", u32::MAX),
+                    ));
                 }
                 net.nic.mtu_payload = v as u32;
             }
@@ -312,8 +315,11 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             "CLAMP_TARGET_RATE" => dcqcn.clamp_target_rate = flag(l)?,
             "FAST_RECOVERY_TIMES" => {
                 let v = num(l)?;
-                if v < 0.0 || v.fract() != 0.0 {
-                    return Err(err(l, "must be a whole number ≥ 0".into()));
+                if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
+                    return Err(err(
+                        l,
+                        format!("must be a whole number from 0 to {}", u32::MAX),
+                    ));
                 }
                 dcqcn.fast_recovery_times = v as u32;
             }
@@ -337,8 +343,11 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             }
             "MI_THRESH" => {
                 let v = num(l)?;
-                if v < 0.0 || v.fract() != 0.0 {
-                    return Err(err(l, "must be a whole number ≥ 0".into()));
+                if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
+                    return Err(err(
+                        l,
+                        format!("must be a whole number from 0 to {}", u32::MAX),
+                    ));
                 }
                 hpcc.max_stage = v as u32;
             }
@@ -370,15 +379,15 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             }
             "L2_CHUNK_SIZE" => {
                 let v = num(l)?;
-                if v < 1.0 {
-                    return Err(err(l, "must be ≥ 1 byte".into()));
+                if !(1.0..=MAX_BYTES as f64).contains(&v) {
+                    return Err(err(l, "must be from 1 byte to 2^53 bytes".into()));
                 }
                 net.nic.chunk = v as u64;
             }
             "L2_ACK_INTERVAL" => {
                 let v = num(l)?;
-                if v < 1.0 {
-                    return Err(err(l, "must be ≥ 1 byte".into()));
+                if !(1.0..=MAX_BYTES as f64).contains(&v) {
+                    return Err(err(l, "must be from 1 byte to 2^53 bytes".into()));
                 }
                 net.nic.ack_interval = v as u64;
             }
@@ -438,6 +447,9 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                 let mb = num(l)?;
                 if mb <= 0.0 {
                     return Err(err(l, "must be a positive number of MB".into()));
+                }
+                if mb * 1024.0 * 1024.0 > MAX_BYTES as f64 {
+                    return Err(err(l, "must be at most 2^33 MB (2^53 bytes)".into()));
                 }
                 net.buffer.size = (mb * 1024.0 * 1024.0) as u64;
             }
@@ -799,9 +811,10 @@ mod tests {
 
     /// The ECN maps hold thresholds and probabilities: a Pmax outside
     /// [0, 1], a negative or oversized Kmin or Kmax, or a Kmax below Kmin
-    /// is an error at its line, not a marking rule that cannot be.
+    /// is an error at its line, not a marking rule that cannot be. So is a
+    /// number too large for its key, which was clamped.
     #[test]
-    fn ecn_maps_are_checked() {
+    fn ecn_maps_and_numbers_are_checked() {
         let dir = std::env::temp_dir().join(format!("rdmasim-peer-ecn-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let topo = dir.join("topo.txt");
@@ -828,6 +841,45 @@ mod tests {
         };
         let name = cfg.display().to_string();
         assert_eq!(load("400", "1600", "0.2"), Ok(()));
+        // Numbers beyond what their key holds are refused, not clamped.
+        for (key, value, msg) in [
+            (
+                "PACKET_PAYLOAD_SIZE",
+                "4294967296",
+                "must be a whole number of bytes from 1 to 4294967295",
+            ),
+            (
+                "FAST_RECOVERY_TIMES",
+                "4294967296",
+                "must be a whole number from 0 to 4294967295",
+            ),
+            (
+                "MI_THRESH",
+                "18446744073709551616",
+                "must be a whole number from 0 to 4294967295",
+            ),
+            (
+                "L2_CHUNK_SIZE",
+                "18446744073709551616",
+                "must be from 1 byte to 2^53 bytes",
+            ),
+            (
+                "L2_ACK_INTERVAL",
+                "1e17",
+                "must be from 1 byte to 2^53 bytes",
+            ),
+            (
+                "BUFFER_SIZE",
+                "18446744073709551616",
+                "must be at most 2^33 MB (2^53 bytes)",
+            ),
+        ] {
+            assert_eq!(load("400", "1600", "0.2"), Ok(()));
+            let text = std::fs::read_to_string(&cfg).unwrap();
+            std::fs::write(&cfg, format!("{text}{key} {value}\n")).unwrap();
+            let e = load_peer_config(&cfg).unwrap_err().to_string();
+            assert_eq!(e, format!("{name}:8: {key}: {msg}"));
+        }
         assert_eq!(
             load("400", "1600", "65536"),
             Err(format!(
