@@ -2242,10 +2242,11 @@ fn build_ports(
             settings,
         });
     }
-    // A Bifrost port keeps a grant per slot of its link's round trip: a
-    // slot too short for its link is refused at the section that chose
-    // Bifrost, not when the network is built. The last rule that sets a
-    // port's fc is the one that holds.
+    // A Bifrost port keeps a grant per slot of its link's round trip, and
+    // its byte counts grow with the slot: settings its link cannot take
+    // (too many slots, or sizes past 2^53 bytes) are refused at the section
+    // that chose Bifrost, not when the network is built. The last rule that
+    // sets a port's fc is the one that holds.
     let mut seen = std::collections::HashSet::new();
     for (i, path) in paths.iter().rev() {
         let r = &net.ports[*i];
@@ -2256,21 +2257,10 @@ fn build_ports(
             continue;
         };
         let l = &topo.links[r.link as usize];
-        let n = b.resolve(l.rate, l.delay).0.n;
-        if n > net::fc::MAX_SLOTS_PER_RTT {
+        if let Err(e) = b.check(l.rate, l.delay) {
             return Err(cx.err(
                 &format!("{path}.bifrost_t"),
-                format!(
-                    "Bifrost T = {} over link {} (nodes {}-{}, one-way delay {}) gives \
-                     N = ⌈2D/T⌉ = {n} slots per round trip; at most {}: raise bifrost_t \
-                     or shorten the link",
-                    b.t_slot,
-                    r.link,
-                    l.a,
-                    l.b,
-                    l.delay,
-                    net::fc::MAX_SLOTS_PER_RTT
-                ),
+                format!("link {} (nodes {}-{}): {e}", r.link, l.a, l.b),
             ));
         }
     }
@@ -3164,9 +3154,25 @@ duration = "100us"
         let e = err_of(&format!("{CROSS}\n{}", long("100ps")));
         assert_eq!(
             e,
-            "t.toml:14: ports.long_haul.bifrost_t: Bifrost T = 100ps over link 104 (nodes \
-             52-73, one-way delay 400us) gives N = ⌈2D/T⌉ = 8000000 slots per round trip; at \
-             most 4194304: raise bifrost_t or shorten the link"
+            "t.toml:14: ports.long_haul.bifrost_t: link 104 (nodes 52-73): Bifrost T = 100ps \
+             over a one-way delay D = 400us gives N = ⌈2D/T⌉ = 8000000 slots per round trip; \
+             at most 4194304: raise bifrost_t or shorten the link"
+        );
+        // A slot so long that its bytes pass 2^53 (2·R_s·T would wrap a
+        // u64 at 100 Tb/s): refused, not run with a wrapped H.
+        let e = err_of(&format!(
+            "{}\n{}",
+            CROSS.replace(
+                "kind = \"cross_dc\"",
+                "kind = \"cross_dc\"\nlong_rate = \"100Tbps\""
+            ),
+            long("1000000s")
+        ));
+        assert_eq!(
+            e,
+            "t.toml:15: ports.long_haul.bifrost_t: link 104 (nodes 52-73): Bifrost T = 1000000s \
+             at 100000Gbps gives R_s·T = 12500000000000000000 B a slot, and its buffer H = Δ + \
+             2·R_s·T + k·MTU passes the 2^53 bytes rdmasim counts: lower bifrost_t"
         );
         assert!(
             scenario(&format!("{CROSS}\n{}", long("10ns")))

@@ -23,6 +23,7 @@ use super::{FcCounters, FcOutbox, FlowControl, Pfc};
 use crate::config::PfcMode;
 use crate::mmu::IngressState;
 use crate::wire::Packet;
+use engine::units::MAX_BYTES;
 use engine::{Delta, Rate, Time};
 use std::collections::VecDeque;
 
@@ -204,19 +205,24 @@ impl BifrostConfig {
     pub fn resolve(&self, rate: Rate, delay: Delta) -> (BifrostParams, Vec<String>) {
         let t = self.t_slot;
         let t_bits = rate.bps() as u128 * t.ps() as u128 / 1_000_000_000_000;
-        let r_s_t = (t_bits / 8) as u64;
+        // In u128 and saturated: a slot of 10^6 s at 100 Tb/s (the input
+        // limits) carries 1.25·10^19 B, and 2·R_s·T would wrap a u64.
+        // `check` refuses sizes past `MAX_BYTES` before anything uses them.
+        let sat = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
+        let r_s_t = sat(t_bits / 8);
         let n = (2 * delay.ps()).div_ceil(t.ps().max(1));
-        let delta = self.delta.unwrap_or(n * r_s_t);
-        let bound = delta + 2 * r_s_t;
-        let h = self.h.unwrap_or(bound + u64::from(self.k) * self.mtu);
-        let t_quanta = (t_bits.div_ceil(512)) as u64;
+        let delta = self.delta.unwrap_or(sat(u128::from(n) * u128::from(r_s_t)));
+        let bound = sat(u128::from(delta) + 2 * u128::from(r_s_t));
+        let k_mtu = u64::from(self.k).saturating_mul(self.mtu);
+        let h = self.h.unwrap_or(bound.saturating_add(k_mtu));
+        let t_quanta = sat(t_bits.div_ceil(512));
         let mut w = Vec::new();
         if h < bound {
             w.push(format!(
                 "Bifrost H = {h} B is below Theorem 1's bound Δ + 2·R_s·T = {bound} B \
                  (seed-000 §2.9): the port may drop or leave its link idle"
             ));
-        } else if h < bound + u64::from(self.k) * self.mtu {
+        } else if h < bound.saturating_add(k_mtu) {
             w.push(format!(
                 "Bifrost H = {h} B leaves less than k·MTU = {} B above Δ + 2·R_s·T for \
                  pause-frame leaking (seed-000 §2.8)",
@@ -262,24 +268,46 @@ impl BifrostConfig {
 /// the default T = 10 µs has N = 1,200.
 pub const MAX_SLOTS_PER_RTT: u64 = 1 << 22;
 
+impl BifrostConfig {
+    /// [`BifrostConfig::resolve`], or why a port cannot run these settings
+    /// on a link of `rate` and one-way delay `delay`: more than
+    /// [`MAX_SLOTS_PER_RTT`] slots per round trip, or byte counts (Δ, H,
+    /// the ledger's N + 1 slots of R_s·T) past the 2^53 bytes that every
+    /// size in rdmasim is held to (`engine::units::MAX_BYTES`).
+    pub fn check(&self, rate: Rate, delay: Delta) -> Result<(BifrostParams, Vec<String>), String> {
+        let (par, warnings) = self.resolve(rate, delay);
+        let t = self.t_slot;
+        if par.n > MAX_SLOTS_PER_RTT {
+            return Err(format!(
+                "Bifrost T = {t} over a one-way delay D = {delay} gives N = ⌈2D/T⌉ = {} slots \
+                 per round trip; at most {MAX_SLOTS_PER_RTT}: raise bifrost_t or shorten the link",
+                par.n
+            ));
+        }
+        let ledger = u128::from(par.r_s_t) * u128::from(par.n + 2);
+        let most = u128::from(par.delta.max(par.h)).max(ledger);
+        if most > u128::from(MAX_BYTES) {
+            return Err(format!(
+                "Bifrost T = {t} at {rate} gives R_s·T = {} B a slot, and its buffer H = Δ + \
+                 2·R_s·T + k·MTU passes the 2^53 bytes rdmasim counts: lower bifrost_t",
+                par.r_s_t
+            ));
+        }
+        Ok((par, warnings))
+    }
+}
+
 impl Bifrost {
     /// A Bifrost ingress on a link of `rate` and one-way delay `delay`,
-    /// with the warnings its settings deserve; an error if the link's
-    /// round trip holds more than [`MAX_SLOTS_PER_RTT`] slots.
+    /// with the warnings its settings deserve; an error if
+    /// [`BifrostConfig::check`] refuses its settings on this link.
     pub fn new(
         cfg: &BifrostConfig,
         rate: Rate,
         delay: Delta,
     ) -> Result<(Bifrost, Vec<String>), String> {
         assert!(cfg.t_slot > Delta::ZERO, "Bifrost T must be > 0");
-        let (par, warnings) = cfg.resolve(rate, delay);
-        if par.n > MAX_SLOTS_PER_RTT {
-            return Err(format!(
-                "Bifrost T = {} over a one-way delay D = {delay} gives N = ⌈2D/T⌉ = {} slots \
-                 per round trip; at most {MAX_SLOTS_PER_RTT}: raise bifrost_t",
-                cfg.t_slot, par.n
-            ));
-        }
+        let (par, warnings) = cfg.check(rate, delay)?;
         let t_bits = rate.bps() as u128 * cfg.t_slot.ps() as u128 / 1_000_000_000_000;
         let s = par.r_s_t as i64;
         // Line 1: F ← Δ + R_s·T (the link may be full at start).
@@ -607,6 +635,29 @@ mod tests {
         assert!(e.contains("raise bifrost_t"), "{e}");
         let (b, _) = Bifrost::new(&cfg, Rate::gbps(400), d(MAX_SLOTS_PER_RTT)).unwrap();
         assert_eq!(b.params().n, MAX_SLOTS_PER_RTT);
+    }
+
+    /// A slot whose bytes pass 2^53 (at the input limits, 2·R_s·T would
+    /// wrap a u64) is refused; H is computed without wrapping either way.
+    #[test]
+    fn bytes_past_2_pow_53_are_an_error() {
+        let slot = |t: Delta| BifrostConfig {
+            t_slot: t,
+            ..BifrostConfig::default()
+        };
+        let rate = Rate::gbps(100_000);
+        let (par, _) = slot(Delta::from_ms(1_000_000_000)).resolve(rate, Delta::from_us(5));
+        assert_eq!(par.r_s_t, 12_500_000_000_000_000_000);
+        assert_eq!(par.h, u64::MAX, "saturated, not wrapped");
+        let e = Bifrost::new(
+            &slot(Delta::from_ms(1_000_000_000)),
+            rate,
+            Delta::from_us(5),
+        )
+        .unwrap_err();
+        assert!(e.contains("passes the 2^53 bytes"), "{e}");
+        // 1 ms at 100 Tb/s is 12.5 GB a slot: within the limit.
+        assert!(Bifrost::new(&slot(Delta::from_ms(1)), rate, Delta::from_ms(5)).is_ok());
     }
 
     /// The literal reading lets c go negative and F follow it (§2.11 A2).
