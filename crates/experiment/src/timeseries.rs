@@ -204,7 +204,8 @@ fn port_list(
     let path = "timeseries.ports";
     let mut out = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
-        let at = format!("{path}[{i}]");
+        // The field is `path` already: say which entry, not the path again.
+        let at = format!("the entry at index {i}");
         let Some(t) = v.as_table() else {
             return Err(err(
                 cfg,
@@ -216,14 +217,14 @@ fn port_list(
             return Err(err(
                 cfg,
                 path,
-                format!("{at}.{k}: unknown key; expected node, port"),
+                format!("{at}: unknown key \"{k}\"; expected node, port"),
             ));
         }
         let int = |k: &str| -> Result<i64, ExperimentError> {
             match t.get(k) {
                 Some(toml::Value::Integer(n)) => Ok(*n),
-                Some(_) => Err(err(cfg, path, format!("{at}.{k}: expected an integer"))),
-                None => Err(err(cfg, path, format!("{at}.{k}: missing"))),
+                Some(_) => Err(err(cfg, path, format!("{at}: {k}: expected an integer"))),
+                None => Err(err(cfg, path, format!("{at}: {k}: missing"))),
             }
         };
         let (node, port) = (int("node")?, int("port")?);
@@ -546,8 +547,25 @@ size = "100KB"
         let e = build(extra).unwrap_err().to_string();
         assert!(
             e.starts_with(&format!(
-                "t.toml:{line}: timeseries.ports: timeseries.ports[0]: node 4 has no port 7"
+                "t.toml:{line}: timeseries.ports: the entry at index 0: node 4 has no port 7"
             )),
+            "{e}"
+        );
+        // The field is named once; the entry by its index.
+        let e = build("[timeseries]\nports = [{node = 0, port = 0}, {node = 1, prot = 0}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with(
+                "timeseries.ports: the entry at index 1: unknown key \"prot\"; expected node, port"
+            ),
+            "{e}"
+        );
+        let e = build("[timeseries]\nports = [{node = \"a\", port = 0}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("timeseries.ports: the entry at index 0: node: expected an integer"),
             "{e}"
         );
         let e = build("[timeseries]\nports = \"every\"\n")
