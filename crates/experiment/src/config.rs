@@ -822,8 +822,16 @@ fn path_of_named(text: &str, line: usize, name: &str) -> String {
     };
     if on_line {
         let segs: Vec<&str> = base.split('.').collect();
-        if let Some(i) = segs.iter().rposition(|s| *s == name) {
-            return segs[..=i].join(".");
+        // An array of tables' header names its entry (`x[0]`): the unknown
+        // name is `x`, not a key inside it.
+        let unindexed = |s: &str| s.split_once('[').map_or(s, |(n, _)| n).to_string();
+        if let Some(i) = segs.iter().rposition(|s| unindexed(s) == name) {
+            let mut path = segs[..i].join(".");
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(name);
+            return path;
         }
     }
     if base.is_empty() {
@@ -2694,6 +2702,12 @@ dport = 300
     fn unknown_section_and_dotted_keys() {
         let e = err_of(&format!("{SMALL}\n[bogus]\nx = 1\n"));
         assert!(e.contains(": bogus: unknown section"), "{e}");
+        // An unknown array of tables is a section too, named once.
+        let e = err_of(&format!("{SMALL}\n[[workload_extra]]\nkind = \"incast\"\n"));
+        assert!(
+            e.contains(": workload_extra: unknown section; expected one of run, "),
+            "{e}"
+        );
         let e = err_of(&format!("{SMALL}\n[cc]\ndcqcn.bad = 1\n"));
         assert!(e.contains(": cc.dcqcn.bad: unknown key"), "{e}");
     }
