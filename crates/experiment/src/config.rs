@@ -1347,15 +1347,30 @@ fn build_topology(cx: &Ctx<'_>, t: &TopologySection) -> R<(Topology, Option<topo
         Err(e) => Err(e.msg),
     });
     let topo = built.map_err(|msg| {
-        // Point at the key the builder complains about, if it names one.
+        // Point at the key the builder complains about, if it names one:
+        // the first one it says to lower, else the first one it names.
         let msg = msg
             .split_once(": ")
             .map(|(_, m)| m.to_string())
             .unwrap_or(msg);
-        let key = kind.keys().iter().find(|k| {
-            msg.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .any(|w| w == **k)
-        });
+        let words = |m: &str| {
+            m.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        let lowered = msg
+            .split_once("lower ")
+            .and_then(|(_, rest)| words(rest).into_iter().next());
+        let key = kind
+            .keys()
+            .iter()
+            .find(|k| lowered.as_deref() == Some(**k))
+            .or_else(|| {
+                kind.keys()
+                    .iter()
+                    .find(|k| words(&msg).iter().any(|w| w == **k))
+            });
         let path = match key {
             Some(k) => format!("topology.{k}"),
             None => "topology.kind".to_string(),
@@ -2741,7 +2756,23 @@ dport = 300
         ));
         assert_eq!(
             e,
-            "t.toml:6: topology.kind: the topology has 65537 switches; rdmasim supports at most 65534"
+            "t.toml:7: topology.leaves: 65537 switches is too many (at most 65534); \
+             lower leaves or spines"
+        );
+        // Trees whose size errors name k, the key to lower, and come before
+        // anything is built (a fat tree of k = 400 has 16 million hosts).
+        let e =
+            err_of(&SMALL.replace("kind = \"star\"\nhosts = 4", "kind = \"fat_tree\"\nk = 400"));
+        assert_eq!(
+            e,
+            "t.toml:7: topology.k: 200000 switches is too many (at most 65534); lower k"
+        );
+        let e =
+            err_of(&SMALL.replace("kind = \"star\"\nhosts = 4", "kind = \"cross_dc\"\nk = 400"));
+        assert_eq!(
+            e,
+            "t.toml:7: topology.k: 400002 switches is too many (at most 65534); lower k \
+             or dcs"
         );
         // Too many nodes: the error names the size key to lower.
         let e = err_of(&SMALL.replace(

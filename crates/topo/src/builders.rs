@@ -3,7 +3,7 @@
 //! host order, as the peer's generated files do; see each builder for the
 //! rest of the order.
 
-use crate::{LinkSpec, NodeId, NodeKind, Topology};
+use crate::{LinkSpec, NodeId, NodeKind, Topology, MAX_SWITCHES};
 use engine::{Delta, Rate};
 
 /// Most nodes a builder will make; far beyond what a run can simulate.
@@ -25,14 +25,29 @@ fn positive_rate(what: &str, name: &str, r: Rate) -> Result<(), String> {
     }
 }
 
-/// The sum of `parts`, the node count of a `what` topology, if it is at
-/// most [`MAX_NODES`]; otherwise an error that says which of the
-/// builder's keys to `lower` (so that a config's error names the key).
-fn node_count(what: &str, parts: &[u64], lower: &str) -> Result<u32, String> {
-    let total: u64 = parts.iter().sum();
+/// The node count of a `what` topology of `hosts` hosts and switches in
+/// `switches`, if it is at most [`MAX_NODES`] with at most
+/// [`MAX_SWITCHES`] switches; otherwise an error that says which of the
+/// builder's keys to lower (`lower`, `lower_switches`), so that a config's
+/// error names the key. Checked before anything is built: a fat tree of
+/// k = 400 has 16 million hosts.
+fn node_count(
+    what: &str,
+    hosts: u64,
+    switches: &[u64],
+    lower: &str,
+    lower_switches: &str,
+) -> Result<u32, String> {
+    let n_switches: u64 = switches.iter().sum();
+    let total = hosts + n_switches;
     if total > MAX_NODES {
         Err(format!(
             "{what}: {total} nodes is too many (at most {MAX_NODES}); lower {lower}"
+        ))
+    } else if n_switches > MAX_SWITCHES as u64 {
+        Err(format!(
+            "{what}: {n_switches} switches is too many (at most {MAX_SWITCHES}); lower \
+             {lower_switches}"
         ))
     } else {
         Ok(total as u32)
@@ -118,8 +133,10 @@ pub fn clos(s: ClosSpec) -> Result<Topology, String> {
     }
     let total = node_count(
         W,
-        &[hosts, tors, aggs, s.cores as u64],
+        hosts,
+        &[tors, aggs, s.cores as u64],
         "pods, tors_per_pod, aggs_per_pod, hosts_per_tor or cores",
+        "pods, tors_per_pod, aggs_per_pod or cores",
     )?;
     let (hosts, tors, aggs) = (hosts as u32, tors as u32, aggs as u32);
     let tor0 = hosts;
@@ -174,7 +191,9 @@ pub fn fat_tree(
     let (k64, h64) = (u64::from(k), u64::from(k / 2));
     node_count(
         "fat_tree",
-        &[k64 * h64 * h64, k64 * h64, k64 * h64, h64 * h64],
+        k64 * h64 * h64,
+        &[k64 * h64, k64 * h64, h64 * h64],
+        "k",
         "k",
     )?;
     let h = k / 2;
@@ -231,8 +250,10 @@ pub fn leaf_spine(
     }
     let total = node_count(
         W,
-        &[hosts, leaves as u64, spines as u64],
+        hosts,
+        &[leaves as u64, spines as u64],
         "leaves, spines or hosts_per_leaf",
+        "leaves or spines",
     )?;
     let down = hosts_per_leaf as f64 * host_rate.bps() as f64;
     let up = (down / (spines as f64 * oversubscription)).round();
@@ -272,7 +293,7 @@ pub fn star(hosts: u32, rate: Rate, delay: Delta) -> Result<Topology, String> {
         return Err(format!("star: hosts must be at least 2 (got {hosts})"));
     }
     positive_rate("star", "rate", rate)?;
-    let total = node_count("star", &[hosts as u64, 1], "hosts")?;
+    let total = node_count("star", hosts as u64, &[1], "hosts", "hosts")?;
     let sw: NodeId = hosts;
     Ok(Topology {
         kinds: kinds(hosts, total),
@@ -298,7 +319,7 @@ pub fn dumbbell(
     positive_rate(W, "host_rate", host_rate)?;
     positive_rate(W, "bottleneck_rate", bottleneck_rate)?;
     let hosts = left_hosts as u64 + right_hosts as u64;
-    let total = node_count(W, &[hosts, 2], "left or right")?;
+    let total = node_count(W, hosts, &[2], "left or right", "left or right")?;
     let hosts = hosts as u32;
     let (sa, sb) = (hosts, hosts + 1);
     let mut links: Vec<LinkSpec> = (0..hosts)

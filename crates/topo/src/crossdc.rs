@@ -174,10 +174,19 @@ impl CrossDcLayout {
         }
         let pairs = spec.dcs as u64 * (spec.dcs as u64 - 1) / 2;
         let dci_ports = cores + (spec.dcs as u64 - 1) * spec.long_links as u64;
+        let switches = (2 * tors + cores + 1) * spec.dcs as u64;
+        if switches > crate::MAX_SWITCHES as u64 {
+            return Err(format!(
+                "{W}: {switches} switches is too many (at most {}); lower k or dcs",
+                crate::MAX_SWITCHES
+            ));
+        }
         if pairs * spec.long_links as u64 > MAX_NODES || dci_ports > u16::MAX as u64 {
             return Err(format!(
-                "{W}: long_links = {} gives each DCI switch {dci_ports} ports, too many",
-                spec.long_links
+                "{W}: long_links = {} gives each DCI switch {dci_ports} ports, too many \
+                 (at most {}); lower long_links",
+                spec.long_links,
+                u16::MAX
             ));
         }
         Ok(CrossDcLayout {
@@ -845,7 +854,9 @@ mod tests {
             long_links: 70000,
             ..s
         })
-        .contains("too many"));
+        .ends_with("too many (at most 65535); lower long_links"));
+        assert!(f(CrossDcSpec { k: 1000, ..s })
+            .ends_with("2500002 switches is too many (at most 65534); lower k or dcs"));
         // The smallest: k = 2, one host per ToR: 2 hosts per DC.
         let t = cross_dc(CrossDcSpec {
             k: 2,
