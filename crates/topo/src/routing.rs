@@ -12,6 +12,10 @@ enum Slot {
     Last(usize),
     /// A table slot toward the host's group node.
     Table(usize),
+    /// Another host (this host index) with the destination's group (this
+    /// group index): its route is its one link, if the node at the other
+    /// end reaches the group node.
+    FromHost(usize, usize),
 }
 
 /// Static routes: for every node `n` and every host `h`, the links out of
@@ -32,8 +36,11 @@ enum Slot {
 /// (by the same rule, with `g` in the place of `h`). The tables are kept per
 /// attachment node `g` (a ToR), not per host: `node * groups + group`. On
 /// the peer's fat tree that is 20 columns instead of 320; on a star of
-/// thousands of hosts, one. (A host with several links, which `validate`
-/// refuses, is routed to through its first link only.)
+/// thousands of hosts, one. Only switches have rows: a host's one link is
+/// its only route, so its distance to a group node is that of the node at
+/// the link's other end, plus one (a k = 32 fat tree has 8,192 hosts and
+/// 1,280 switches). (A host with several links, which `validate` refuses,
+/// is routed to and from through its first link only.)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Routes {
     n_nodes: usize,
@@ -46,7 +53,10 @@ pub struct Routes {
     host_group: Vec<u32>,
     /// Per group: the node its hosts hang from.
     group_node: Vec<NodeId>,
-    /// Hops from node to group node, `NONE` if unreachable.
+    /// Per node: its row in the tables (switches only), else `NONE`.
+    row: Vec<u32>,
+    /// Hops from a row's switch to a group node, `NONE` if unreachable:
+    /// `dist[row * groups + group]`.
     dist: Vec<u32>,
     /// `next[offsets[i]..offsets[i + 1]]` are the next hops for table slot `i`.
     offsets: Vec<u32>,
@@ -86,47 +96,71 @@ impl Routes {
             host_group[hi] = node_group[g as usize];
         }
         let ng = group_node.len();
+        let mut row = vec![NONE; n];
+        let mut switches = Vec::new();
+        for u in 0..n as NodeId {
+            if is_switch(u) {
+                row[u as usize] = switches.len() as u32;
+                switches.push(u);
+            }
+        }
 
-        // Distances, one BFS per group node (expanding it and switches);
-        // dist[node * ng + gi].
-        let mut dist = vec![NONE; n * ng];
+        // Distances, one BFS per group node (expanding it and switches),
+        // of every node in `d`; the switches' are kept. `reached` lists the
+        // nodes `d` holds a distance for, to clear them for the next group.
+        let mut dist = vec![NONE; switches.len() * ng];
+        let mut d = vec![NONE; n];
         let mut queue: Vec<NodeId> = Vec::with_capacity(n);
+        let mut reached: Vec<NodeId> = Vec::with_capacity(n);
         for (gi, &g) in group_node.iter().enumerate() {
+            for &u in &reached {
+                d[u as usize] = NONE;
+            }
+            reached.clear();
             queue.clear();
             queue.push(g);
-            dist[g as usize * ng + gi] = 0;
+            reached.push(g);
+            d[g as usize] = 0;
             let mut head = 0;
             while head < queue.len() {
                 let u = queue[head];
                 head += 1;
-                let d = dist[u as usize * ng + gi];
                 for &l in adj.ports(u) {
                     let v = adj.other_end(l, u);
-                    let slot = &mut dist[v as usize * ng + gi];
-                    if *slot == NONE {
-                        *slot = d + 1;
+                    if d[v as usize] == NONE {
+                        d[v as usize] = d[u as usize] + 1;
+                        reached.push(v);
                         if is_switch(v) {
                             queue.push(v);
                         }
                     }
                 }
             }
+            for (r, &u) in switches.iter().enumerate() {
+                dist[r * ng + gi] = d[u as usize];
+            }
         }
 
-        // Next hops toward each group node, node-major (none at the group
+        // Next hops toward each group node, switch-major (none at the group
         // node itself: its next hop toward a host is the host's link).
-        let mut offsets = Vec::with_capacity(n * ng + 1);
+        let mut offsets = Vec::with_capacity(switches.len() * ng + 1);
         let mut next = Vec::new();
         offsets.push(0u32);
-        for u in 0..n as NodeId {
+        for (r, &u) in switches.iter().enumerate() {
             let ports = adj.ports(u);
             for (gi, &g) in group_node.iter().enumerate() {
-                let d = dist[u as usize * ng + gi];
-                if u != g && d != NONE {
+                let du = dist[r * ng + gi];
+                if u != g && du != NONE {
                     for &l in ports {
                         let v = adj.other_end(l, u);
-                        let dv = dist[v as usize * ng + gi];
-                        if (v == g || is_switch(v)) && dv != NONE && dv + 1 == d {
+                        let dv = if v == g {
+                            0
+                        } else if is_switch(v) {
+                            dist[row[v as usize] as usize * ng + gi]
+                        } else {
+                            continue;
+                        };
+                        if dv != NONE && dv + 1 == du {
                             next.push(l);
                         }
                     }
@@ -141,6 +175,7 @@ impl Routes {
             host_link,
             host_group,
             group_node,
+            row,
             dist,
             offsets,
             next,
@@ -185,9 +220,35 @@ impl Routes {
         if self.group_node[gi as usize] == node {
             return Some(Slot::Last(hi as usize));
         }
-        Some(Slot::Table(
-            node as usize * self.group_node.len() + gi as usize,
-        ))
+        match self.row[node as usize] {
+            NONE => {
+                let from = self.host_index[node as usize];
+                (from != NONE).then_some(Slot::FromHost(from as usize, gi as usize))
+            }
+            r => Some(Slot::Table(
+                r as usize * self.group_node.len() + gi as usize,
+            )),
+        }
+    }
+
+    /// Hops from the host of host index `from` to the node of group `gi`
+    /// (not the host itself), through its one link; `None` if unreachable.
+    fn host_to_group(&self, from: usize, gi: usize) -> Option<u32> {
+        let own = self.host_group[from];
+        if own == NONE {
+            return None;
+        }
+        let w = self.group_node[own as usize];
+        if w == self.group_node[gi] {
+            return Some(1);
+        }
+        // Hosts do not transit: past a host, nothing is reached.
+        let r = self.row[w as usize];
+        if r == NONE {
+            return None;
+        }
+        let d = self.dist[r as usize * self.group_node.len() + gi];
+        (d != NONE).then_some(d + 1)
     }
 
     /// Indices of every link out of `node` on a shortest path to host `host`,
@@ -200,6 +261,10 @@ impl Routes {
                 &self.next[self.offsets[i] as usize..self.offsets[i + 1] as usize]
             }
             Some(Slot::Last(hi)) => std::slice::from_ref(&self.host_link[hi]),
+            Some(Slot::FromHost(from, gi)) => match self.host_to_group(from, gi) {
+                Some(_) => std::slice::from_ref(&self.host_link[from]),
+                None => &[],
+            },
             Some(Slot::Own) | None => &[],
         }
     }
@@ -215,6 +280,7 @@ impl Routes {
                 let d = self.dist[i];
                 (d != NONE).then_some(d + 1)
             }
+            Slot::FromHost(from, gi) => self.host_to_group(from, gi).map(|d| d + 1),
         }
     }
 
@@ -451,8 +517,14 @@ mod tests {
                 }
             }
         }
-        // The peer's tree: one column per ToR.
-        assert_eq!(Routes::compute(&peer_fat_tree()).group_node.len(), 20);
+        // The peer's tree: one column per ToR, one row per switch (hosts
+        // have none).
+        let t = peer_fat_tree();
+        let r = Routes::compute(&t);
+        assert_eq!(r.group_node.len(), 20);
+        let switches = t.kinds.len() - t.hosts().len();
+        assert_eq!(r.dist.len(), switches * 20);
+        assert_eq!(r.offsets.len(), switches * 20 + 1);
     }
 
     #[test]
