@@ -71,22 +71,29 @@ pub(crate) fn route_tables(
     for (s, &(node, _)) in switches.iter().enumerate() {
         switch_of_node[node as usize] = s as u32;
     }
-    // The exact next hops of switch `s` towards host `h`, as local ports.
-    let own_row = |s: usize, h: u32| -> Vec<u16> {
+    // The exact next hops of switch `s` towards host `h`, as local ports
+    // (an iterator: a tree of k = 32 asks for 10 million of them).
+    let own_hops = |s: usize, h: u32| {
         let (node, first) = switches[s];
-        routes
-            .next_hops(node, h)
-            .iter()
-            .map(|&li| {
-                let li = link_map.map_or(li, |m| m[li as usize]) as usize;
-                let end = if topo.links[li].a == node { 0 } else { 1 };
-                (link_port[li][end] - first) as u16
-            })
-            .collect()
+        routes.next_hops(node, h).iter().map(move |&li| {
+            let li = link_map.map_or(li, |m| m[li as usize]) as usize;
+            let end = if topo.links[li].a == node { 0 } else { 1 };
+            (link_port[li][end] - first) as u16
+        })
     };
-    // Each host's switch and its local port there (hosts have one link).
+    let own_row = |s: usize, h: u32| -> Vec<u16> { own_hops(s, h).collect() };
+    // Each node's first link, found in one pass (hosts have one link).
+    let mut first_link = vec![usize::MAX; topo.kinds.len()];
+    for (li, l) in topo.links.iter().enumerate().rev() {
+        first_link[l.a as usize] = li;
+        first_link[l.b as usize] = li;
+    }
+    // Each host's switch and its local port there.
     let attach = |h: u32| -> Option<(usize, u16)> {
-        let li = topo.links.iter().position(|l| l.a == h || l.b == h)?;
+        let li = first_link[h as usize];
+        if li == usize::MAX {
+            return None;
+        }
         let l = &topo.links[li];
         let (other, end) = if l.a == h { (l.b, 1) } else { (l.a, 0) };
         let s = switch_of_node[other as usize];
@@ -112,14 +119,21 @@ pub(crate) fn route_tables(
     let mut singletons: Vec<u32> = Vec::new();
     for &h in hosts {
         let grouped = attach(h).and_then(|(t, port)| {
-            if own_row(t, h) != [port] {
+            if !own_hops(t, h).eq([port]) {
                 return None;
             }
-            let rows: Vec<Vec<u16>> = (0..n_sw)
-                .map(|s| if s == t { Vec::new() } else { own_row(s, h) })
-                .collect();
-            let group = group_rows[t].get_or_insert_with(|| rows.clone());
-            (*group == rows).then_some((t, port))
+            // The group's rows are the first such host's; every other host
+            // of the group must have the same, compared without a copy.
+            let group = group_rows[t].get_or_insert_with(|| {
+                (0..n_sw)
+                    .map(|s| if s == t { Vec::new() } else { own_row(s, h) })
+                    .collect()
+            });
+            let same = group
+                .iter()
+                .enumerate()
+                .all(|(s, row)| s == t || row.iter().copied().eq(own_hops(s, h)));
+            same.then_some((t, port))
         });
         dst[h as usize] = match grouped {
             Some((t, port)) => DstRoute {
