@@ -809,13 +809,11 @@ mod tests {
         assert_eq!(closest_key("ENABLE_IRN_FAST_PATH"), None);
     }
 
-    /// The ECN maps hold thresholds and probabilities: a Pmax outside
-    /// [0, 1], a negative or oversized Kmin or Kmax, or a Kmax below Kmin
-    /// is an error at its line, not a marking rule that cannot be. So is a
-    /// number too large for its key, which was clamped.
-    #[test]
-    fn ecn_maps_and_numbers_are_checked() {
-        let dir = std::env::temp_dir().join(format!("rdmasim-peer-ecn-{}", std::process::id()));
+    /// A directory `rdmasim-peer-<name>-<pid>` holding a peer topology of
+    /// two hosts on one switch and a flow file of one flow between them;
+    /// returns it and the two files' paths.
+    fn two_hosts_and_a_flow(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("rdmasim-peer-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let topo = dir.join("topo.txt");
         std::fs::write(
@@ -825,6 +823,16 @@ mod tests {
         .unwrap();
         let flows = dir.join("flows.txt");
         std::fs::write(&flows, "1\n0 1 3 100 1000 2.0\n").unwrap();
+        (dir, topo, flows)
+    }
+
+    /// The ECN maps hold thresholds and probabilities: a Pmax outside
+    /// [0, 1], a negative or oversized Kmin or Kmax, or a Kmax below Kmin
+    /// is an error at its line, not a marking rule that cannot be. So is a
+    /// number too large for its key, which was clamped.
+    #[test]
+    fn ecn_maps_and_numbers_are_checked() {
+        let (dir, topo, flows) = two_hosts_and_a_flow("ecn");
         let cfg = dir.join("config.txt");
         let load = |kmin: &str, kmax: &str, pmax: &str| {
             let text = format!(
@@ -909,16 +917,7 @@ mod tests {
     /// none is reported as unknown, none as not modelled.
     #[test]
     fn every_peer_key_is_known() {
-        let dir = std::env::temp_dir().join(format!("rdmasim-peer-keys-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let topo = dir.join("topo.txt");
-        std::fs::write(
-            &topo,
-            "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
-        )
-        .unwrap();
-        let flows = dir.join("flows.txt");
-        std::fs::write(&flows, "1\n0 1 3 100 1000 2.0\n").unwrap();
+        let (dir, topo, flows) = two_hosts_and_a_flow("keys");
         let text = format!(
             "ENABLE_QCN 1\nUSE_DYNAMIC_PFC_THRESHOLD 1\nPACKET_PAYLOAD_SIZE 1000\n\
              TOPOLOGY_FILE {}\nFLOW_FILE {}\nTRACE_FILE trace.txt\nTRACE_OUTPUT_FILE mix.tr\n\
