@@ -685,8 +685,15 @@ pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
         }
         let text = doc.to_string();
         let base_name = sweep.base.display().to_string();
+        // The time series too: its keys are checked against the scenario
+        // (ports, intervals), and a bad one is an input error before the
+        // first run, not a failed run.
         let (cfg, notes) = parse_config(&text, &base_name)
-            .and_then(|cfg| config::build_scenario(&cfg, &base_dir).map(|s| (cfg, s.notes)))
+            .and_then(|cfg| {
+                let s = config::build_scenario(&cfg, &base_dir)?;
+                crate::timeseries::build_timeseries(&cfg, &s)?;
+                Ok((cfg, s.notes))
+            })
             .map_err(|e| blame_axis(e, sweep, &values))?;
         let name = run_name(&values);
         if let Some(&j) = names.get(&name) {
@@ -1574,6 +1581,31 @@ kmax = "400KB"
         assert!(
             e.starts_with("s.toml:5: axes.\"workload.lod\": unknown key")
                 && e.ends_with("(not a config key: `rdmasim config --defaults` lists them)"),
+            "{e}"
+        );
+    }
+
+    /// A bad `[timeseries]` key set by the sweep is its error at the
+    /// setting's line when the sweep is planned, not a failed run whose
+    /// message names a line of the generated config past the base's end.
+    #[test]
+    fn a_bad_timeseries_value_is_blamed_when_planned() {
+        let e = plan(
+            &sweep_of("\"run.seed\" = [1]\n[set]\n\"timeseries.interval\" = \"0us\"\n").unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with(
+                "s.toml:7: set.\"timeseries.interval\": value \"0us\": must be at least 1ns"
+            ),
+            "{e}"
+        );
+        let e = plan_of("\"timeseries.ports\" = [[{ node = 99, port = 0 }]]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:5: axes.\"timeseries.ports\": "),
             "{e}"
         );
     }
