@@ -338,6 +338,41 @@ fn write_atomically(path: &Path, text: &[u8]) -> Result<(), ExperimentError> {
     result
 }
 
+/// Check, before a run, that each of the peer's output files in `peer`
+/// can be written where the config puts it, as [`write_atomically`] will:
+/// create its directory if need be, and the temporary file beside it
+/// (then remove that). A path that is a directory, or a name too long for
+/// the file system, is the config's error at the key's line, not an I/O
+/// error after the whole run.
+pub(crate) fn check_peer_outputs(peer: &PeerOutputs) -> Result<(), ExperimentError> {
+    let files = [
+        ("FCT_OUTPUT_FILE", Some(&peer.fct)),
+        ("PFC_OUTPUT_FILE", peer.pfc.as_ref()),
+        ("QLEN_MON_FILE", peer.qlen.as_ref()),
+    ];
+    for ((key, path), line) in files.into_iter().zip(peer.lines) {
+        let Some(path) = path else { continue };
+        let cannot = |why: String| {
+            ExperimentError::Input(InputError::at(
+                &peer.config,
+                (line > 0).then_some(line),
+                key,
+                format!("cannot write {}: {why}", path.display()),
+            ))
+        };
+        if path.is_dir() {
+            return Err(cannot("it is a directory".into()));
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| cannot(e.to_string()))?;
+        }
+        let tmp = with_suffix(path, &format!(".tmp-{}", std::process::id()));
+        fs::File::create(&tmp).map_err(|e| cannot(e.to_string()))?;
+        fs::remove_file(&tmp).map_err(|e| cannot(e.to_string()))?;
+    }
+    Ok(())
+}
+
 /// Write the peer-format FCT (and PFC) files to the paths in `peer`.
 pub(crate) fn write_peer_outputs(
     peer: &PeerOutputs,

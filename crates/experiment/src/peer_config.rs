@@ -269,6 +269,8 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     let mut unsupported = Vec::new();
     let mut link_down = None;
     let mut qlen_file = None;
+    // The lines of FCT_OUTPUT_FILE, PFC_OUTPUT_FILE and QLEN_MON_FILE.
+    let mut output_lines = [0; 3];
     let mut unknown = Vec::new();
     for l in &lines {
         match l.key {
@@ -285,8 +287,14 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             }
             "TOPOLOGY_FILE" => topo_file = Some((PathBuf::from(one(l)?), l.no)),
             "FLOW_FILE" => flow_file = Some((PathBuf::from(one(l)?), l.no)),
-            "FCT_OUTPUT_FILE" => fct_file = Some(PathBuf::from(one(l)?)),
-            "PFC_OUTPUT_FILE" => pfc_file = Some(PathBuf::from(one(l)?)),
+            "FCT_OUTPUT_FILE" => {
+                fct_file = Some(PathBuf::from(one(l)?));
+                output_lines[0] = l.no;
+            }
+            "PFC_OUTPUT_FILE" => {
+                pfc_file = Some(PathBuf::from(one(l)?));
+                output_lines[1] = l.no;
+            }
             "SIMULATOR_STOP_TIME" => {
                 let s = num(l)?;
                 if s <= 0.0 {
@@ -453,7 +461,10 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                 }
                 net.buffer.size = (mb * 1024.0 * 1024.0) as u64;
             }
-            "QLEN_MON_FILE" => qlen_file = Some(PathBuf::from(one(l)?)),
+            "QLEN_MON_FILE" => {
+                qlen_file = Some(PathBuf::from(one(l)?));
+                output_lines[2] = l.no;
+            }
             "QLEN_MON_START" => qlen.0 = Some(qlen_ns(l)?),
             "QLEN_MON_END" => qlen.1 = Some(qlen_ns(l)?),
             k if INERT_KEYS.contains(&k) => {}
@@ -668,6 +679,8 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                 fct,
                 pfc: pfc_file,
                 qlen: qlen_file,
+                config: file.clone(),
+                lines: output_lines,
             }),
             notes: Vec::new(),
         },
@@ -807,6 +820,64 @@ mod tests {
         // Two edits in a short key, or a key nothing like the peer's.
         assert_eq!(closest_key("HAS_WXY"), None);
         assert_eq!(closest_key("ENABLE_IRN_FAST_PATH"), None);
+    }
+
+    /// An output file that cannot be written (a name longer than the file
+    /// system takes, a directory) is the config's error at its key's line
+    /// before the run, not an I/O error once the run is over.
+    #[test]
+    fn output_files_that_cannot_be_written_are_refused_before_the_run() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-peer-out-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("a-dir")).unwrap();
+        std::fs::write(
+            dir.join("topo.txt"),
+            "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("flows.txt"), "1\n0 1 3 100 1000 2.0\n").unwrap();
+        let cfg = dir.join("config.txt");
+        let name = cfg.display().to_string();
+        let long = "x".repeat(300);
+        let run = |fct: &str, pfc: &str| {
+            let d = dir.display();
+            std::fs::write(
+                &cfg,
+                format!(
+                    "TOPOLOGY_FILE {d}/topo.txt\nFLOW_FILE {d}/flows.txt\n\
+                     FCT_OUTPUT_FILE {d}/{fct}\nPFC_OUTPUT_FILE {d}/{pfc}\n\
+                     CC_MODE 1\nSIMULATOR_STOP_TIME 2.01\n"
+                ),
+            )
+            .unwrap();
+            let opts = RunOptions {
+                quiet: true,
+                ..RunOptions::default()
+            };
+            run_peer_config(&cfg, &opts)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        };
+        let e = run(&long, "pfc.txt").unwrap_err();
+        assert!(
+            e.starts_with(&format!(
+                "{name}:3: FCT_OUTPUT_FILE: cannot write {}/{long}: ",
+                dir.display()
+            )),
+            "{e}"
+        );
+        let e = run("fct.txt", "a-dir").unwrap_err();
+        assert!(
+            e.starts_with(&format!(
+                "{name}:4: PFC_OUTPUT_FILE: cannot write {}/a-dir: it is a directory",
+                dir.display()
+            )),
+            "{e}"
+        );
+        // Nothing was run or written.
+        assert!(!dir.join("fct.txt").exists());
+        assert_eq!(run("fct.txt", "pfc.txt"), Ok(()));
+        assert!(dir.join("fct.txt").exists() && dir.join("pfc.txt").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A directory `rdmasim-peer-<name>-<pid>` holding a peer topology of

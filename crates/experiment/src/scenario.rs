@@ -49,6 +49,11 @@ pub struct PeerOutputs {
     /// The queue-length monitor file (`QLEN_MON_FILE`), written when the
     /// scenario's `net.qlen_monitor` is set.
     pub qlen: Option<PathBuf>,
+    /// The config that names them, as its errors name it.
+    pub config: String,
+    /// The lines of `config` that name the FCT, PFC and queue-length
+    /// files (0 for one it does not name).
+    pub lines: [usize; 3],
 }
 
 /// How to run: what to show while running, and what to copy into the run
@@ -214,6 +219,9 @@ pub fn run_scenario(
     if let Some(dir) = out_dir {
         output::check_replaceable(dir)?;
         output::check_writable(dir)?;
+    }
+    if let Some(peer) = &s.peer_outputs {
+        output::check_peer_outputs(peer)?;
     }
     let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
     let n_flows = s.flows.len();
