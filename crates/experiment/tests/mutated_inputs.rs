@@ -1,24 +1,34 @@
 //! Bad input gets one clear error naming the file (and its line), never a
-//! panic or a hang: a deterministic mutation test over every kind of input
-//! rdmasim reads.
+//! panic or a hang, and input that builds also runs without a panic or a
+//! hang: a deterministic mutation test over every kind of input rdmasim
+//! reads.
 //!
 //! Each valid input below (a TOML config, a sweep file, a size CDF, the
 //! peer's topology, flow and config files) is mutated mechanically with a
 //! fixed-seed [`engine::Rng`]: a line deleted, duplicated or swapped with
 //! another, one token (a whole word or only its digits or letters) replaced
 //! by an edge value (`1e400`, `nan`, `18446744073709551616`, a unit with no
-//! number, ...), the file cut mid-line, garbage appended. Every mutant goes
-//! through the library's parse, load and build functions, up to
-//! `Simulation::new` (building the network, not running it), inside
-//! `catch_unwind` on a worker thread that must answer within a time limit.
-//! Each mutant must either build or give an `Err` whose message is one line
-//! that names an input file (with a line number within the file, if any).
-//! `RDMASIM_SHOW_MUTANTS=1` prints every mutant's outcome.
+//! number, ...) or an ordinary one (`1`, `0.5`, `100000`, ...), the file
+//! cut mid-line, garbage appended. Every mutant goes through the library's
+//! parse, load and build functions inside `catch_unwind` on a worker
+//! thread that must answer within a time limit, twice:
+//! - [`mutated_inputs_give_errors_not_panics`] goes up to
+//!   `Simulation::new` (building the network, not running it);
+//! - [`mutated_inputs_that_build_run`] goes on to run every mutant whose
+//!   network is built (a topology of at most [`MAX_BUILT_NODES`] nodes)
+//!   through `run_scenario`, with its time series and the peer's output
+//!   files, for a short window ([`RUN_WINDOW`]); a sweep's mutant runs
+//!   every run the sweep plans. Every mutant is run, not a subset: the
+//!   whole file takes about 20 s in a release build on two cores.
+//!
+//! Each mutant must either build (and run) or give an `Err` whose message
+//! is one line that names an input file (with a line number within the
+//! file, if any). `RDMASIM_SHOW_MUTANTS=1` prints every mutant's outcome.
 
-use engine::Rng;
+use engine::{Delta, Rng, Time};
 use rdmasim_experiment::config::{build_scenario, parse_config};
 use rdmasim_experiment::sweep::{parse_sweep, plan};
-use rdmasim_experiment::{load_peer_config, Scenario};
+use rdmasim_experiment::{load_peer_config, run_scenario, RunOptions, Scenario};
 use std::fs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -331,6 +341,13 @@ fn replacements() -> Vec<String> {
         "Gbps",
         "100",
         "true",
+        "1",
+        "2",
+        "3",
+        "0.5",
+        "1000",
+        "100000",
+        "1e-9",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -610,19 +627,81 @@ fn input_dir(root: &Path, name: &str) -> PathBuf {
     d
 }
 
-#[test]
-fn mutated_inputs_give_errors_not_panics() {
-    let root = TempDir(
-        std::env::temp_dir().join(format!("rdmasim-mutated-inputs-{}", std::process::id())),
-    );
-    let _ = fs::remove_dir_all(&root.0);
-    let t0 = Instant::now();
-    let mut failures = Vec::new();
-    let mut counts = Vec::new();
+/// How far each mutant goes once its inputs are read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    /// Build the network ([`build_network`]).
+    Build,
+    /// Build it and run it for a short window ([`run_network`]).
+    Run,
+}
+
+/// The window a mutant runs for: from time zero to the first of its own
+/// stop time and this long after its first flow starts (the peer's flows
+/// start at 2 s). A valid input's run, cut there, takes milliseconds; a
+/// longer window lets a mutant that makes the load heavy (a host rate of
+/// 65536Gbps) run for seconds.
+const RUN_WINDOW: Duration = Duration::from_micros(50);
+
+/// Builds a scenario's network, like [`build_network`], and runs it
+/// through [`run_scenario`] up to [`RUN_WINDOW`] after its first flow;
+/// with `timeseries`, recording that time series. The peer's output files,
+/// if the scenario has them, are written under `out` (each run replaces
+/// them); the run directory is not written (its files' `sync_all` would
+/// double the test's time, and writing it for every mutant found nothing
+/// that the summary and records computed without it do not).
+fn run_network(
+    mut s: Scenario,
+    timeseries: Option<net::monitor::MonitorConfig>,
+    out: &Path,
+) -> Result<(), String> {
+    if s.topo.kinds.len() > MAX_BUILT_NODES {
+        return Ok(());
+    }
+    let first = s.flows.first().map_or(0, |f| f.start.ps());
+    let window =
+        Time::ZERO + Delta::from_ps(first.saturating_add(RUN_WINDOW.as_nanos() as u64 * 1000));
+    s.net.stop_time = Some(s.net.stop_time.map_or(window, |t| t.min(window)));
+    if let Some(p) = &mut s.peer_outputs {
+        // Where the peer's config put them, but under `out`.
+        let under = |path: &Path, or: &str| out.join(path.file_name().unwrap_or(or.as_ref()));
+        p.fct = under(&p.fct, "fct.txt");
+        p.pfc = p.pfc.as_deref().map(|f| under(f, "pfc.txt"));
+        p.qlen = p.qlen.as_deref().map(|f| under(f, "qlen.txt"));
+    }
+    fs::create_dir_all(out).unwrap();
+    let opts = RunOptions {
+        quiet: true,
+        timeseries,
+        ..RunOptions::default()
+    };
+    run_scenario(s, None, &opts)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// Builds `s`'s network, or with `Mode::Run` runs it as [`run_network`]
+/// does, writing the peer's output files under `out`.
+fn finish(
+    mode: Mode,
+    s: Scenario,
+    timeseries: Option<net::monitor::MonitorConfig>,
+    out: &Path,
+) -> Result<(), String> {
+    match mode {
+        Mode::Build => build_network(s),
+        Mode::Run => run_network(s, timeseries, out),
+    }
+}
+
+/// Every mutant of every input, by kind, each checked as `mode` says.
+/// The files they read are written under `root`.
+fn every_input(root: &Path, mode: Mode) -> Vec<(&'static str, Vec<Mutant>)> {
+    let mut out = Vec::new();
 
     // TOML configs: parse, build the scenario and its time series, build
     // the network. Files they name are read from `dir`.
-    let dir = input_dir(&root.0, "toml");
+    let dir = input_dir(root, "toml");
     for (seed, (kind, text)) in [
         ("config (fat tree)", CONFIG_FAT_TREE),
         ("config (cross_dc)", CONFIG_CROSS_DC),
@@ -638,15 +717,14 @@ fn mutated_inputs_give_errors_not_panics() {
                 let check: Check = Box::new(move || {
                     let cfg = parse_config(&m2, "mut.toml").map_err(|e| e.to_string())?;
                     let s = build_scenario(&cfg, &dir).map_err(|e| e.to_string())?;
-                    rdmasim_experiment::timeseries::build_timeseries(&cfg, &s)
+                    let ts = rdmasim_experiment::timeseries::build_timeseries(&cfg, &s)
                         .map_err(|e| e.to_string())?;
-                    build_network(s)
+                    finish(mode, s, ts, &dir.join("out"))
                 });
                 (what, m.clone(), vec![("mut.toml".into(), m)], check)
             })
             .collect();
-        counts.push((kind, checks.len()));
-        failures.extend(run_checks(kind, checks));
+        out.push((kind, checks));
     }
 
     // A sweep file: parse and plan (every combination's scenario built).
@@ -657,7 +735,16 @@ fn mutated_inputs_give_errors_not_panics() {
             let (dir, m2) = (dir.clone(), m.clone());
             let check: Check = Box::new(move || {
                 let s = parse_sweep(&m2, "mut-sweep.toml", &dir).map_err(|e| e.to_string())?;
-                plan(&s).map(drop).map_err(|e| e.to_string())
+                let runs = plan(&s).map_err(|e| e.to_string())?;
+                if mode == Mode::Run {
+                    for r in runs {
+                        let s = build_scenario(&r.config, &dir).map_err(|e| e.to_string())?;
+                        let ts = rdmasim_experiment::timeseries::build_timeseries(&r.config, &s)
+                            .map_err(|e| e.to_string())?;
+                        run_network(s, ts, &dir.join("out"))?;
+                    }
+                }
+                Ok(())
             });
             let files = vec![
                 ("mut-sweep.toml".into(), m.clone()),
@@ -666,12 +753,11 @@ fn mutated_inputs_give_errors_not_panics() {
             (what, m, files, check)
         })
         .collect();
-    counts.push(("sweep", checks.len()));
-    failures.extend(run_checks("sweep", checks));
+    out.push(("sweep", checks));
 
     // A CDF file: parse it, then generate traffic from it (the fat-tree
     // config reads it as cdf.txt).
-    let cdf_dir = input_dir(&root.0, "cdf");
+    let cdf_dir = input_dir(root, "cdf");
     fs::write(cdf_dir.join("config.toml"), CONFIG_FAT_TREE).unwrap();
     let cdf_name = cdf_dir.join("cdf.txt").display().to_string();
     let checks: Vec<Mutant> = mutants(CDF, MUTANTS, 12)
@@ -683,7 +769,7 @@ fn mutated_inputs_give_errors_not_panics() {
                 fs::write(&name, &m2).unwrap();
                 let cfg = parse_config(CONFIG_FAT_TREE, "config.toml").unwrap();
                 let s = build_scenario(&cfg, &dir).map_err(|e| e.to_string())?;
-                build_network(s)
+                finish(mode, s, None, &dir.join("out"))
             });
             let files = vec![
                 ("mut-cdf.txt".into(), m.clone()),
@@ -693,8 +779,7 @@ fn mutated_inputs_give_errors_not_panics() {
             (what, m, files, check)
         })
         .collect();
-    counts.push(("size CDF", checks.len()));
-    failures.extend(run_checks("size CDF", checks));
+    out.push(("size CDF", checks));
 
     // The peer's topology and flow files: parse each, then load the peer
     // config that names them and build its network.
@@ -702,7 +787,7 @@ fn mutated_inputs_give_errors_not_panics() {
         ("peer topology", "topo.txt", PEER_TOPOLOGY, 13),
         ("peer flows", "flows.txt", PEER_FLOWS, 14),
     ] {
-        let pdir = input_dir(&root.0, file.trim_end_matches(".txt"));
+        let pdir = input_dir(root, file.trim_end_matches(".txt"));
         let path = pdir.join(file);
         let name = path.display().to_string();
         let config_name = pdir.join("config.txt").display().to_string();
@@ -711,6 +796,7 @@ fn mutated_inputs_give_errors_not_panics() {
             .into_iter()
             .map(|(what, m)| {
                 let (config, path, m2) = (pdir.join("config.txt"), path.clone(), m.clone());
+                let run_dir = pdir.join("out");
                 let check: Check = Box::new(move || {
                     if file == "topo.txt" {
                         topo::parse_peer_topology(&m2, "mut.txt").map_err(|e| e.to_string())?;
@@ -719,7 +805,7 @@ fn mutated_inputs_give_errors_not_panics() {
                     }
                     fs::write(&path, &m2).unwrap();
                     let c = load_peer_config(&config).map_err(|e| e.to_string())?;
-                    build_network(c.scenario)
+                    finish(mode, c.scenario, None, &run_dir)
                 });
                 let mut files = vec![
                     ("mut.txt".into(), m.clone()),
@@ -734,22 +820,21 @@ fn mutated_inputs_give_errors_not_panics() {
                 (what, m, files, check)
             })
             .collect();
-        counts.push((kind, checks.len()));
-        failures.extend(run_checks(kind, checks));
+        out.push((kind, checks));
     }
 
     // The peer's config.txt.
-    let pdir = input_dir(&root.0, "peer");
+    let pdir = input_dir(root, "peer");
     let path = pdir.join("config.txt");
     let name = path.display().to_string();
     let checks: Vec<Mutant> = mutants(PEER_CONFIG, MUTANTS, 15)
         .into_iter()
         .map(|(what, m)| {
-            let (path, m2) = (path.clone(), in_dir(&m, &pdir));
+            let (path, m2, run_dir) = (path.clone(), in_dir(&m, &pdir), pdir.join("out"));
             let check: Check = Box::new(move || {
                 fs::write(&path, &m2).unwrap();
                 let c = load_peer_config(&path).map_err(|e| e.to_string())?;
-                build_network(c.scenario)
+                finish(mode, c.scenario, None, &run_dir)
             });
             let files = vec![
                 (name.clone(), in_dir(&m, &pdir)),
@@ -765,12 +850,27 @@ fn mutated_inputs_give_errors_not_panics() {
             (what, m, files, check)
         })
         .collect();
-    counts.push(("peer config", checks.len()));
-    failures.extend(run_checks("peer config", checks));
+    out.push(("peer config", checks));
+    out
+}
+
+/// Runs every check of every input; panics naming each failed one.
+fn check_every_input(name: &str, mode: Mode) {
+    let root = TempDir(
+        std::env::temp_dir().join(format!("rdmasim-mutated-{name}-{}", std::process::id())),
+    );
+    let _ = fs::remove_dir_all(&root.0);
+    let t0 = Instant::now();
+    let mut failures = Vec::new();
+    let mut counts = Vec::new();
+    for (kind, checks) in every_input(&root.0, mode) {
+        counts.push((kind, checks.len()));
+        failures.extend(run_checks(kind, checks));
+    }
 
     let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{k}: {n}")).collect();
     eprintln!(
-        "mutated inputs: {} in {:.1?}",
+        "mutated inputs ({mode:?}): {} in {:.1?}",
         counts.join(", "),
         t0.elapsed()
     );
@@ -780,6 +880,18 @@ fn mutated_inputs_give_errors_not_panics() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn mutated_inputs_give_errors_not_panics() {
+    check_every_input("inputs", Mode::Build);
+}
+
+/// The mutants that build also run: each one whose network is built is
+/// run for [`RUN_WINDOW`] and must neither panic nor hang.
+#[test]
+fn mutated_inputs_that_build_run() {
+    check_every_input("runs", Mode::Run);
 }
 
 /// The unmutated inputs are valid: every mutant starts from a working
