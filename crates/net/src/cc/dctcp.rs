@@ -126,13 +126,7 @@ mod tests {
 
     #[test]
     fn one_echo_halves_the_rate_then_cwr_holds_it() {
-        let env = CcEnv {
-            line_rate: Rate::gbps(100),
-            base_rtt: Delta::from_us(10),
-            bdp: 125_000,
-            mtu: 1000,
-            rng_seed: 0,
-        };
+        let env = crate::cc::test_env();
         let mut d = Dctcp::new(DctcpConfig::default(), &env);
         let mut t = TimerRequests::default();
         // α starts at 1: the first echo cuts to R·(1 − 1/2).

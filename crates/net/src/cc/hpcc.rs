@@ -279,16 +279,7 @@ mod tests {
     use super::*;
     use engine::Delta;
 
-    fn env() -> CcEnv {
-        // 100 Gb/s, T = 10 µs → W = 125 kB.
-        CcEnv {
-            line_rate: Rate::gbps(100),
-            base_rtt: Delta::from_us(10),
-            bdp: 125_000,
-            mtu: 1000,
-            rng_seed: 0,
-        }
-    }
+    use crate::cc::test_env as env;
 
     fn hop(ts_ns: u64, tx_bytes: u64, qlen: u64) -> IntHop {
         IntHop {

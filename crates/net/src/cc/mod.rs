@@ -62,6 +62,19 @@ pub struct CcEnv {
     pub rng_seed: u64,
 }
 
+/// The path the controllers' unit tests share: a 100 Gb/s NIC, a 10 µs
+/// base RTT and its 125 kB BDP, 1000-byte packets.
+#[cfg(test)]
+pub(crate) fn test_env() -> CcEnv {
+    CcEnv {
+        line_rate: Rate::gbps(100),
+        base_rtt: Delta::from_us(10),
+        bdp: 125_000,
+        mtu: 1000,
+        rng_seed: 0,
+    }
+}
+
 /// One acknowledgement (or NACK) as the sender sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct AckSample<'a> {

@@ -129,16 +129,7 @@ impl CongestionControl for Swift {
 mod tests {
     use super::*;
 
-    /// A 100 Gb/s NIC with a 10 µs base RTT.
-    fn env() -> CcEnv {
-        CcEnv {
-            line_rate: Rate::gbps(100),
-            base_rtt: Delta::from_us(10),
-            bdp: 125_000,
-            mtu: 1000,
-            rng_seed: 0,
-        }
-    }
+    use crate::cc::test_env as env;
 
     fn swift() -> Swift {
         Swift::new(SwiftConfig::default(), &env())

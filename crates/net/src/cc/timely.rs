@@ -140,15 +140,7 @@ impl CongestionControl for Timely {
 mod tests {
     use super::*;
 
-    fn env() -> CcEnv {
-        CcEnv {
-            line_rate: Rate::gbps(100),
-            base_rtt: Delta::from_us(10),
-            bdp: 125_000,
-            mtu: 1000,
-            rng_seed: 0,
-        }
-    }
+    use crate::cc::test_env as env;
 
     fn ack(seq: u64, snd_nxt: u64, rtt_us: u64) -> AckSample<'static> {
         AckSample {
