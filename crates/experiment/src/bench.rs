@@ -188,7 +188,10 @@ pub fn peer_net(hpcc: bool) -> NetConfig {
     }
 }
 
-fn websearch(hosts: Vec<u32>, rate: Rate, load: f64, window: Delta) -> Vec<FlowSpec> {
+/// WebSearch flows among `hosts` at `load` of `rate`, Poisson arrivals over
+/// `window` from time 0, with the bench's seed: the traffic of the fat-tree
+/// scenarios.
+pub fn websearch(hosts: Vec<u32>, rate: Rate, load: f64, window: Delta) -> Vec<FlowSpec> {
     workload::poisson(&PoissonSpec {
         hosts,
         host_rate: rate,
