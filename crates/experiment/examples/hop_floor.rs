@@ -133,7 +133,15 @@ struct Model {
 }
 
 impl Model {
-    fn new(topo: &Topology, flows: &[FlowSpec], window: u64, link_fifo: bool) -> Model {
+    /// The model of `topo` and `flows`; an error for a network it does not
+    /// model (a link rate with no whole number of picoseconds per byte, a
+    /// host without exactly one link to a switch).
+    fn new(
+        topo: &Topology,
+        flows: &[FlowSpec],
+        window: u64,
+        link_fifo: bool,
+    ) -> Result<Model, String> {
         let adj = topo.adjacency();
         let routes = Routes::compute(topo);
         let hosts = routes.hosts().to_vec();
@@ -154,11 +162,19 @@ impl Model {
                 let link = adj.link_at(n, local);
                 let spec = &topo.links[link as usize];
                 let (peer_node, peer_local) = adj.peer_of(n, local);
+                let ps_per_byte = spec.rate.ps_per_byte().ok_or_else(|| {
+                    format!(
+                        "link {}-{}: its rate ({} b/s) is not a whole number of picoseconds per byte",
+                        spec.a,
+                        spec.b,
+                        spec.rate.bps()
+                    )
+                })?;
                 ports.push(Port {
                     peer: base[peer_node as usize] + peer_local,
                     switch: switch_index[n as usize],
                     host: routes.host_index(n),
-                    ps_per_byte: u64::from(spec.rate.ps_per_byte().expect("whole ps per byte")),
+                    ps_per_byte: u64::from(ps_per_byte),
                     delay: spec.delay,
                     busy_until: Time::ZERO,
                     tx_done_pending: false,
@@ -171,8 +187,14 @@ impl Model {
         let (mut group_switch, mut group_host) = (vec![], vec![]);
         let (mut host_group, mut host_facing) = (vec![], vec![]);
         for &h in &hosts {
+            if adj.degree(h) != 1 {
+                return Err(format!("host {h} has {} links, not one", adj.degree(h)));
+            }
             let (tor, tor_local) = adj.peer_of(h, 0);
             let sw = switch_index[tor as usize];
+            if sw == u32::MAX {
+                return Err(format!("host {h} is linked to node {tor}, not to a switch"));
+            }
             let g = match group_switch.iter().position(|&s| s == sw) {
                 Some(g) => g,
                 None => {
@@ -224,7 +246,7 @@ impl Model {
                 }
             })
             .collect();
-        Model {
+        Ok(Model {
             q,
             now: Time::ZERO,
             ports,
@@ -241,7 +263,7 @@ impl Model {
             finished: 0,
             packet_hops: 0,
             events: 0,
-        }
+        })
     }
 
     fn run(&mut self) {
@@ -441,7 +463,11 @@ fn main() {
         }
         (None, Some((t, f))) => {
             let topo = topo::load_peer_topology(t.as_ref()).unwrap_or_else(|e| fail(e.to_string()));
-            let flows = workload::load_peer_flows(&f).unwrap_or_else(|e| fail(e.to_string()));
+            let (flows, lines) =
+                workload::load_peer_flows_with_lines(&f).unwrap_or_else(|e| fail(e.to_string()));
+            let n_nodes = topo.n_nodes() as u32;
+            workload::validate_endpoints(&flows, &lines, &f, n_nodes, &|n| topo.is_host(n))
+                .unwrap_or_else(|e| fail(e.to_string()));
             (topo, flows, format!("{t} with {f}"))
         }
         (None, None) => {
@@ -452,7 +478,7 @@ fn main() {
     // One bandwidth-delay product of the longest path: six 1 µs links.
     let window = Rate::gbps(100).bytes_in(Delta::from_us(12)) + u64::from(PAYLOAD + HEADER);
     let built = Instant::now();
-    let mut m = Model::new(&topo, &flows, window, link_fifo);
+    let mut m = Model::new(&topo, &flows, window, link_fifo).unwrap_or_else(|e| fail(e));
     println!(
         "{name}{}: {} hosts, {} ports, {} flows; built in {:.2} s",
         if link_fifo { ", link FIFOs" } else { "" },
