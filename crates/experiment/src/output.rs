@@ -121,6 +121,12 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// `<path>.tmp-<pid>`: where a file or run directory is written before its
+/// rename into place, and what the checks before a run try to create.
+fn temp_beside(path: &Path) -> PathBuf {
+    with_suffix(path, &format!(".tmp-{}", std::process::id()))
+}
+
 /// Check that `dir` is absent, or is a directory that holds only files an
 /// rdmasim run writes, so replacing it loses nothing else.
 pub(crate) fn check_replaceable(dir: &Path) -> Result<(), ExperimentError> {
@@ -195,7 +201,7 @@ pub(crate) fn check_writable(dir: &Path) -> Result<(), ExperimentError> {
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(cannot)?;
     }
-    let tmp = with_suffix(dir, &format!(".tmp-{}", std::process::id()));
+    let tmp = temp_beside(dir);
     if tmp.exists() {
         fs::remove_dir_all(&tmp).map_err(cannot)?;
     }
@@ -227,7 +233,7 @@ pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), Experime
         fs::create_dir_all(parent).map_err(|e| ExperimentError::io(parent, e))?;
     }
     let pid = std::process::id();
-    let tmp = with_suffix(dir, &format!(".tmp-{pid}"));
+    let tmp = temp_beside(dir);
     if tmp.exists() {
         fs::remove_dir_all(&tmp).map_err(|e| ExperimentError::io(&tmp, e))?;
     }
@@ -329,7 +335,7 @@ fn write_atomically(path: &Path, text: &[u8]) -> Result<(), ExperimentError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| ExperimentError::io(parent, e))?;
     }
-    let tmp = with_suffix(path, &format!(".tmp-{}", std::process::id()));
+    let tmp = temp_beside(path);
     let result = write_file(&tmp, |w| w.write_all(text))
         .and_then(|()| fs::rename(&tmp, path).map_err(|e| ExperimentError::io(path, e)));
     if result.is_err() {
@@ -366,7 +372,7 @@ pub(crate) fn check_peer_outputs(peer: &PeerOutputs) -> Result<(), ExperimentErr
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(|e| cannot(e.to_string()))?;
         }
-        let tmp = with_suffix(path, &format!(".tmp-{}", std::process::id()));
+        let tmp = temp_beside(path);
         fs::File::create(&tmp).map_err(|e| cannot(e.to_string()))?;
         fs::remove_file(&tmp).map_err(|e| cannot(e.to_string()))?;
     }
