@@ -24,7 +24,11 @@
 //! `fat.txt` and `ws30_5ms.txt`); an even `k` builds a k-ary fat tree of
 //! 100 Gb/s links with WebSearch at 30% for 5 ms of arrivals.
 //! `--link-fifo` keeps frames on the wire in a FIFO per link, as rdmasim
-//! does, instead of one event per frame.
+//! does, instead of one event per frame. `--computed-departures` makes a
+//! switch hop one event: a port with one FIFO, no priorities and no pauses
+//! knows a frame's departure when the frame arrives, so the frame's
+//! arrival at the next hop is scheduled at once and no port keeps a queue
+//! ("Sixteenth look").
 
 use engine::EventQueue;
 use engine::{Delta, Rate, Time};
@@ -126,6 +130,10 @@ struct Model {
     /// links keep them (one event per link instead of one per frame in
     /// flight, as rdmasim does).
     link_fifo: bool,
+    /// Switch ports compute each frame's departure on arrival (one FIFO,
+    /// no priorities, no pauses: the departure is known then), so a
+    /// switch hop is one event and a port keeps no queue.
+    computed: bool,
     flight: Vec<VecDeque<(Time, Frame)>>,
     finished: usize,
     packet_hops: u64,
@@ -141,6 +149,7 @@ impl Model {
         flows: &[FlowSpec],
         window: u64,
         link_fifo: bool,
+        computed: bool,
     ) -> Result<Model, String> {
         let adj = topo.adjacency();
         let routes = Routes::compute(topo);
@@ -259,6 +268,7 @@ impl Model {
             flows,
             window,
             link_fifo,
+            computed,
             flight: (0..n_ports as usize).map(|_| VecDeque::new()).collect(),
             finished: 0,
             packet_hops: 0,
@@ -327,6 +337,14 @@ impl Model {
             self.route_ports[(first + pick) as usize]
         };
         let op = &mut self.ports[out as usize];
+        if self.computed {
+            let start = op.busy_until.max(self.now);
+            let end = start + Delta(u64::from(frame.size) * op.ps_per_byte);
+            op.busy_until = end;
+            let (peer, at) = (op.peer, end + op.delay);
+            self.q.push(at, Event::Arrive { port: peer, frame });
+            return;
+        }
         if op.queue.is_empty() && op.busy_until <= self.now {
             self.transmit(out, frame);
             return;
@@ -434,16 +452,18 @@ impl Model {
 }
 
 fn main() {
-    let usage = "usage: hop_floor [k | --peer TOPOLOGY FLOWS] [--link-fifo]";
+    let usage =
+        "usage: hop_floor [k | --peer TOPOLOGY FLOWS] [--link-fifo | --computed-departures]";
     let fail = |msg: String| -> ! {
         eprintln!("hop_floor: {msg}\n{usage}");
         std::process::exit(2)
     };
-    let (mut k, mut peer, mut link_fifo) = (None, None, false);
+    let (mut k, mut peer, mut link_fifo, mut computed) = (None, None, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--link-fifo" => link_fifo = true,
+            "--computed-departures" => computed = true,
             "--peer" => match (args.next(), args.next()) {
                 (Some(t), Some(f)) => peer = Some((t, f)),
                 _ => fail("--peer takes a topology file and a flow file".into()),
@@ -453,6 +473,12 @@ fn main() {
                 _ => fail(format!("{a:?} is not an even k ≥ 2")),
             },
         }
+    }
+    if link_fifo && computed {
+        fail(
+            "--link-fifo and --computed-departures are two different models of a hop; pick one"
+                .into(),
+        );
     }
     let (topo, flows, name) = match (k, peer) {
         (Some(k), _) => {
@@ -478,10 +504,14 @@ fn main() {
     // One bandwidth-delay product of the longest path: six 1 µs links.
     let window = Rate::gbps(100).bytes_in(Delta::from_us(12)) + u64::from(PAYLOAD + HEADER);
     let built = Instant::now();
-    let mut m = Model::new(&topo, &flows, window, link_fifo).unwrap_or_else(|e| fail(e));
+    let mut m = Model::new(&topo, &flows, window, link_fifo, computed).unwrap_or_else(|e| fail(e));
     println!(
         "{name}{}: {} hosts, {} ports, {} flows; built in {:.2} s",
-        if link_fifo { ", link FIFOs" } else { "" },
+        match (link_fifo, computed) {
+            (true, _) => ", link FIFOs",
+            (false, true) => ", computed departures",
+            _ => "",
+        },
         m.nics.len(),
         m.ports.len(),
         m.flows.len(),
