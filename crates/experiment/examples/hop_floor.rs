@@ -301,10 +301,10 @@ impl Model {
         }
     }
 
-    /// Put `frame` on the wire of `port`, which is free.
-    fn transmit(&mut self, port: u32, frame: Frame) {
+    /// Put `frame` on the wire of `port` at `start`, when the port is free.
+    fn transmit(&mut self, port: u32, frame: Frame, start: Time) {
         let p = &mut self.ports[port as usize];
-        let end = self.now + Delta(u64::from(frame.size) * p.ps_per_byte);
+        let end = start + Delta(u64::from(frame.size) * p.ps_per_byte);
         p.busy_until = end;
         let (peer, at) = (p.peer, end + p.delay);
         if self.link_fifo {
@@ -339,14 +339,10 @@ impl Model {
         let op = &mut self.ports[out as usize];
         if self.computed {
             let start = op.busy_until.max(self.now);
-            let end = start + Delta(u64::from(frame.size) * op.ps_per_byte);
-            op.busy_until = end;
-            let (peer, at) = (op.peer, end + op.delay);
-            self.q.push(at, Event::Arrive { port: peer, frame });
-            return;
+            return self.transmit(out, frame, start);
         }
         if op.queue.is_empty() && op.busy_until <= self.now {
-            self.transmit(out, frame);
+            self.transmit(out, frame, self.now);
             return;
         }
         op.queue.push_back(frame);
@@ -366,7 +362,7 @@ impl Model {
         let Some(frame) = p.queue.pop_front() else {
             return;
         };
-        self.transmit(port, frame);
+        self.transmit(port, frame, self.now);
         let p = &mut self.ports[port as usize];
         if !p.queue.is_empty() {
             p.tx_done_pending = true;
@@ -439,7 +435,7 @@ impl Model {
                 None => return,
             }
         };
-        self.transmit(port, frame);
+        self.transmit(port, frame, self.now);
         // A pending `TxDone` (due now, not yet run) finds the port busy and
         // schedules the next one itself.
         let p = &mut self.ports[port as usize];
@@ -453,7 +449,7 @@ impl Model {
 
 fn main() {
     let usage =
-        "usage: hop_floor [k | --peer TOPOLOGY FLOWS] [--link-fifo | --computed-departures]";
+        "usage: hop_floor [k | --peer TOPOLOGY FLOWS] [--link-fifo] [--computed-departures]";
     let fail = |msg: String| -> ! {
         eprintln!("hop_floor: {msg}\n{usage}");
         std::process::exit(2)
@@ -473,12 +469,6 @@ fn main() {
                 _ => fail(format!("{a:?} is not an even k ≥ 2")),
             },
         }
-    }
-    if link_fifo && computed {
-        fail(
-            "--link-fifo and --computed-departures are two different models of a hop; pick one"
-                .into(),
-        );
     }
     let (topo, flows, name) = match (k, peer) {
         (Some(k), _) => {
@@ -508,9 +498,10 @@ fn main() {
     println!(
         "{name}{}: {} hosts, {} ports, {} flows; built in {:.2} s",
         match (link_fifo, computed) {
-            (true, _) => ", link FIFOs",
+            (true, true) => ", link FIFOs, computed departures",
+            (true, false) => ", link FIFOs",
             (false, true) => ", computed departures",
-            _ => "",
+            (false, false) => "",
         },
         m.nics.len(),
         m.ports.len(),
