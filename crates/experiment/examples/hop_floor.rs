@@ -346,10 +346,16 @@ impl Model {
             return;
         }
         op.queue.push_back(frame);
-        if !op.tx_done_pending {
-            op.tx_done_pending = true;
-            let at = op.busy_until.max(self.now);
-            self.q.push(at, Event::TxDone { port: out });
+        let at = op.busy_until.max(self.now);
+        self.arm_tx_done(out, at);
+    }
+
+    /// Schedule port `port`'s `TxDone` at `at`, unless one is pending.
+    fn arm_tx_done(&mut self, port: u32, at: Time) {
+        let p = &mut self.ports[port as usize];
+        if !p.tx_done_pending {
+            p.tx_done_pending = true;
+            self.q.push(at, Event::TxDone { port });
         }
     }
 
@@ -363,11 +369,9 @@ impl Model {
             return;
         };
         self.transmit(port, frame, self.now);
-        let p = &mut self.ports[port as usize];
+        let p = &self.ports[port as usize];
         if !p.queue.is_empty() {
-            p.tx_done_pending = true;
-            let at = p.busy_until;
-            self.q.push(at, Event::TxDone { port });
+            self.arm_tx_done(port, p.busy_until);
         }
     }
 
@@ -398,12 +402,7 @@ impl Model {
         let port = self.nics[host].port;
         let p = &self.ports[port as usize];
         if p.busy_until > self.now {
-            if !p.tx_done_pending {
-                let at = p.busy_until;
-                self.ports[port as usize].tx_done_pending = true;
-                self.q.push(at, Event::TxDone { port });
-            }
-            return;
+            return self.arm_tx_done(port, p.busy_until);
         }
         let nic = &mut self.nics[host];
         let frame = if let Some(ack) = nic.acks.pop_front() {
@@ -438,12 +437,7 @@ impl Model {
         self.transmit(port, frame, self.now);
         // A pending `TxDone` (due now, not yet run) finds the port busy and
         // schedules the next one itself.
-        let p = &mut self.ports[port as usize];
-        if !p.tx_done_pending {
-            p.tx_done_pending = true;
-            let at = p.busy_until;
-            self.q.push(at, Event::TxDone { port });
-        }
+        self.arm_tx_done(port, self.ports[port as usize].busy_until);
     }
 }
 
