@@ -238,36 +238,16 @@ pub struct IrnConfig {
 }
 
 impl Default for IrnConfig {
+    /// The default NIC model's (`nic/model.rs`).
     fn default() -> Self {
-        IrnConfig {
-            bitmap_packets: 106,
-            rto_low: Delta::from_us(13),
-            rto_high: Delta::from_us(140),
-            rto_low_threshold_packets: 3,
-        }
+        crate::NicModel::DEFAULT.irn
     }
 }
 
 impl Default for NicConfig {
+    /// The default NIC model's (`nic/model.rs`).
     fn default() -> Self {
-        NicConfig {
-            mtu_payload: 1000,
-            data_header: crate::wire::PEER_DATA_HEADER_BYTES,
-            ack_bytes: crate::wire::PEER_ACK_BYTES,
-            ack_high_prio: true,
-            switch_ack_high_prio: true,
-            rate_bound: true,
-            ack_interval: 1,
-            chunk: 4000,
-            back_to_zero: false,
-            nack_interval: Delta::from_us(500),
-            window: None,
-            bdp_window: false,
-            global_t: true,
-            var_win: false,
-            rto: Some(Delta::from_ms(1)),
-            transport: Transport::GoBackN,
-        }
+        crate::NicModel::DEFAULT.nic.clone()
     }
 }
 

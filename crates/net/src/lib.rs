@@ -29,6 +29,7 @@ pub use config::{
     BufferConfig, EcnConfig, EcnThreshold, FcChoice, Headroom, IrnConfig, NetConfig, NicConfig,
     PfcConfig, PfcMode, PortRule, PortSettings, Transport,
 };
+pub use nic::model::NicModel;
 pub use results::{FlowOutcome, PfcLogEntry, PortReport, ProgressInfo, RunResults};
 pub use sim::{BuildError, PortCounters, Simulation, TxLogEntry};
 

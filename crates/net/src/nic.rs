@@ -4,6 +4,9 @@
 //! `Transport::Irn` the QPs recover losses by IRN's selective repeat; its
 //! state machines live in `transport/irn.rs`, and the hooks here only pick
 //! the next packet, pass ACKs and NACKs on and run its timer.
+//! The defaults of the NIC are its model's ([`model`]).
+
+pub mod model;
 
 use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
 use crate::config::Transport;
