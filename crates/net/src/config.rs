@@ -202,7 +202,8 @@ pub struct NicConfig {
     pub transport: Transport,
 }
 
-/// The reliability scheme of every QP (DESIGN §4, `Reliability`).
+/// The reliability scheme of every QP (DESIGN §4): which
+/// [`crate::transport::Reliability`] sends and which receiver answers.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Transport {
     /// RoCEv2 go-back-N as the peer (`specs/peer-hpcc-ns3.md` §2.2), with

@@ -1,20 +1,18 @@
-//! The host NIC: one QP per flow, RoCEv2 RC with go-back-N, ACK queue in
-//! strict priority, round robin over ready QPs, per-QP pacing at the CC rate
-//! (the peer's `RdmaHw` and `RdmaEgressQueue`, §2.2). With
-//! `Transport::Irn` the QPs recover losses by IRN's selective repeat; its
-//! state machines live in `transport/irn.rs`, and the hooks here only pick
-//! the next packet, pass ACKs and NACKs on and run its timer.
-//! The defaults of the NIC are its model's ([`model`]).
+//! The host NIC: one QP per flow, ACK queue in strict priority, round
+//! robin over ready QPs, per-QP pacing at the CC rate (the peer's `RdmaHw`
+//! and `RdmaEgressQueue`, §2.2). How a QP recovers losses is its
+//! transport's (`transport/`): the NIC asks it what to send, tells it what
+//! was sent and what came back, and schedules the timer it asks for. The
+//! defaults of the NIC are its model's ([`model`]).
 
 pub mod model;
 
 use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
-use crate::config::Transport;
 use crate::fc::FlowControl;
 use crate::sim::{Event, Qp, Simulation, RTO_SLOT};
-use crate::transport::{GbnReceiver, IrnReceiver, IrnRxVerdict, Receiver, RxVerdict};
+use crate::transport::{AnyReliability, Receiver, Reliability, RxReply, SendSeq};
 use crate::wire::{Packet, PacketKind, NO_INT};
-use engine::{Delta, Rate, Time};
+use engine::{Delta, EventQueue, Rate, Time};
 
 /// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
 /// plus the CC's header copy (§2.1).
@@ -58,9 +56,7 @@ impl Simulation {
             pg: f.pg,
             size: f.size,
             start: self.now,
-            snd_nxt: 0,
-            snd_una: 0,
-            max_sent: 0,
+            snd: SendSeq::default(),
             next_avail: self.now,
             cc: self.cfg.cc.build(&env),
             timer_version: [0; N_CC_TIMERS + 1],
@@ -69,18 +65,10 @@ impl Simulation {
             nic: nic_id,
             last_size: 0,
             base_win,
-            rto_armed: false,
-            last_progress: self.now,
             timeouts: 0,
-            irn: match self.cfg.nic.transport {
-                Transport::GoBackN => None,
-                Transport::Irn(_) => Some(Box::default()),
-            },
+            rel: AnyReliability::new(&self.cfg.nic, self.now),
         });
-        self.rx.push(match self.cfg.nic.transport {
-            Transport::GoBackN => Receiver::GoBackN(GbnReceiver::default()),
-            Transport::Irn(_) => Receiver::Irn(IrnReceiver::default()),
-        });
+        self.rx.push(Receiver::new(&self.cfg.nic.transport));
         nic.active.push(id as u32);
         let port = nic.port;
         self.try_send(port);
@@ -136,10 +124,10 @@ impl Simulation {
         for i in 1..=n {
             let idx = (nic.rr_last + i) % n;
             let qp = &self.qps[nic.active[idx] as usize];
-            // IRN: a lost packet goes first; the window and BDP-FC bound
-            // only new packets (transport/irn.rs).
-            let retx = qp.irn.as_ref().is_some_and(|s| s.next_retx().is_some());
-            if !retx && qp.snd_nxt >= qp.size {
+            // A packet the transport resends goes first; the window and the
+            // transport's own bound hold back only new data.
+            let retx = qp.rel.retransmission().is_some();
+            if !retx && qp.snd.nxt >= qp.size {
                 continue;
             }
             // Credit schemes need the frame's size; a retransmission is at
@@ -147,19 +135,17 @@ impl Simulation {
             let next_size = if retx {
                 mtu as u32 + header
             } else {
-                (qp.size - qp.snd_nxt).min(mtu) as u32 + header
+                (qp.size - qp.snd.nxt).min(mtu) as u32 + header
             };
             if !fc.may_send(now, qp.pg as usize, next_size) {
                 continue;
             }
             if !retx {
-                if let (Some(s), Transport::Irn(c)) = (&qp.irn, &self.cfg.nic.transport) {
-                    if !s.may_send_new(qp.snd_nxt / u64::from(self.cfg.nic.mtu_payload), c) {
-                        continue;
-                    }
+                if !qp.rel.may_send_new(&qp.snd) {
+                    continue;
                 }
                 if let Some(w) = qp.window(self.cfg.nic.var_win, nic.line_rate) {
-                    if qp.snd_nxt - qp.snd_una >= w {
+                    if qp.snd.nxt - qp.snd.una >= w {
                         continue;
                     }
                 }
@@ -189,8 +175,7 @@ impl Simulation {
         let cfg = &self.cfg.nic;
         let qp = &mut self.qps[qp_id as usize];
         let mtu = u64::from(cfg.mtu_payload);
-        let retx_psn = qp.irn.as_ref().and_then(|s| s.next_retx());
-        let seq = retx_psn.map_or(qp.snd_nxt, |p| p * mtu);
+        let seq = qp.rel.retransmission().unwrap_or(qp.snd.nxt);
         let payload = (qp.size - seq).min(mtu) as u32;
         let size = payload + cfg.data_header + self.cfg.cc.header_bytes();
         let pkt = Packet {
@@ -212,21 +197,13 @@ impl Simulation {
             dport: qp.dport,
             sent_at: now,
         };
-        if let (Some(p), Some(s)) = (retx_psn, qp.irn.as_mut()) {
-            s.retransmitted(p);
+        // Bytes sent before are resent, whichever way the transport resends.
+        if seq < qp.snd.max_sent {
             qp.retransmitted += u64::from(payload);
-            if p == qp.snd_una / mtu {
-                // The timer guards the oldest outstanding packet from its
-                // latest transmission (irn.rs).
-                qp.last_progress = now;
-            }
-        } else {
-            if qp.snd_nxt < qp.max_sent {
-                qp.retransmitted += u64::from(payload);
-            }
-            qp.snd_nxt += u64::from(payload);
-            qp.max_sent = qp.max_sent.max(qp.snd_nxt);
         }
+        let rto_at = qp
+            .rel
+            .on_send(&mut qp.snd, seq, u64::from(payload), now, cfg);
         qp.cc.on_send(now, u64::from(size));
         // Peer UpdateNextAvail: next eligible = now + size at the QP's rate.
         let rate = if cfg.rate_bound {
@@ -240,23 +217,8 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         p.fc.on_send(now, class, size);
         p.c.tx_data += 1;
-        if qp.irn.is_some() {
-            self.irn_arm_rto(qp_id);
-        } else if let Some(rto) = cfg.rto {
-            if !qp.rto_armed {
-                qp.rto_armed = true;
-                qp.last_progress = now;
-                qp.timer_version[RTO_SLOT] = qp.timer_version[RTO_SLOT].wrapping_add(1);
-                let version = qp.timer_version[RTO_SLOT];
-                self.q.push(
-                    now + rto,
-                    Event::QpTimer {
-                        qp: qp_id,
-                        slot: RTO_SLOT as u8,
-                        version,
-                    },
-                );
-            }
+        if let Some(at) = rto_at {
+            arm_rto(qp, &mut self.q, qp_id, at, now);
         }
         Some(pkt)
     }
@@ -292,20 +254,12 @@ impl Simulation {
         let now = self.now;
         let flow = pkt.flow as usize;
         let payload = u64::from(pkt.payload);
-        let (kind, sack) = match &mut self.rx[flow] {
-            Receiver::GoBackN(r) => match r.on_data(now, pkt.seq, payload, &self.cfg.nic) {
-                RxVerdict::Ack => (PacketKind::Ack, 0),
-                RxVerdict::Nack => (PacketKind::Nack, 0),
-                RxVerdict::Silent => {
-                    self.int_release(pkt.int);
-                    return;
-                }
-            },
-            Receiver::Irn(r) => {
-                match r.on_data(pkt.seq, payload, u64::from(self.cfg.nic.mtu_payload)) {
-                    IrnRxVerdict::Ack => (PacketKind::Ack, 0),
-                    IrnRxVerdict::Nack => (PacketKind::Nack, pkt.seq),
-                }
+        let (kind, sack) = match self.rx[flow].on_data(now, pkt.seq, payload, &self.cfg.nic) {
+            RxReply::Ack => (PacketKind::Ack, 0),
+            RxReply::Nack { sack } => (PacketKind::Nack, sack),
+            RxReply::Silent => {
+                self.int_release(pkt.int);
+                return;
             }
         };
         let nic_cfg = &self.cfg.nic;
@@ -356,15 +310,15 @@ impl Simulation {
             self.int_release(pkt.int);
             return;
         }
-        let newly_acked = pkt.seq.saturating_sub(qp.snd_una);
-        if pkt.seq > qp.snd_una {
-            qp.snd_una = pkt.seq;
-            qp.last_progress = now;
+        let newly_acked = pkt.seq.saturating_sub(qp.snd.una);
+        let progressed = pkt.seq > qp.snd.una;
+        if progressed {
+            qp.snd.una = pkt.seq;
         }
-        if qp.snd_nxt < qp.snd_una {
-            qp.snd_nxt = qp.snd_una;
+        if qp.snd.nxt < qp.snd.una {
+            qp.snd.nxt = qp.snd.una;
         }
-        if qp.snd_una >= qp.size {
+        if qp.snd.una >= qp.size {
             qp.end = Some(now);
             self.finished += 1;
             self.completion_order.push(qp_id);
@@ -378,23 +332,14 @@ impl Simulation {
             self.int_release(pkt.int);
             return;
         }
-        let mtu = u64::from(self.cfg.nic.mtu_payload);
-        // A loss the CC hears of: every go-back-N NACK; for IRN, whose
-        // receiver NACKs every out-of-order packet, the NACK that starts a
-        // recovery (one loss event), as TCP's CC reacts once per recovery.
-        let mut loss_event = pkt.kind == PacketKind::Nack;
-        if let Some(s) = qp.irn.as_mut() {
-            // IRN: record the SACK; lost packets are resent first (irn.rs).
-            let sack = loss_event.then_some(pkt.sack() / mtu);
-            loss_event = s.on_feedback(qp.snd_una / mtu, sack, qp.max_sent.div_ceil(mtu));
-        } else if loss_event {
-            // Go-back-N: resend from the first unacknowledged byte.
-            qp.snd_nxt = if self.cfg.nic.back_to_zero {
-                qp.snd_una / self.cfg.nic.chunk * self.cfg.nic.chunk
-            } else {
-                qp.snd_una
-            };
-        }
+        // A loss the CC hears of: the transport says which NACK is one.
+        let loss_event = if pkt.kind == PacketKind::Nack {
+            qp.rel
+                .on_nack(&mut qp.snd, progressed, pkt.sack(), now, &self.cfg.nic)
+        } else {
+            qp.rel.on_ack(&mut qp.snd, progressed, now);
+            false
+        };
         let mut timers = TimerRequests::default();
         let old_rate = qp.cc.rate();
         if pkt.cnp {
@@ -406,7 +351,7 @@ impl Simulation {
             newly_acked,
             rtt: now - pkt.sent_at,
             ecn_echo: pkt.cnp,
-            snd_nxt: qp.snd_nxt,
+            snd_nxt: qp.snd.nxt,
             int,
             pint: pkt.pint,
         };
@@ -421,80 +366,11 @@ impl Simulation {
         }
         self.int_release(pkt.int);
         self.arm_qp_timers(qp_id, &timers);
-        if self.qps[qp_id as usize].irn.is_some() {
-            // Fewer packets in flight may call for RTO_low now.
-            self.irn_arm_rto(qp_id);
+        let qp = &mut self.qps[qp_id as usize];
+        if let Some(at) = qp.rel.timer_after_ack(&qp.snd, now) {
+            arm_rto(qp, &mut self.q, qp_id, at, now);
         }
         self.try_send(port);
-    }
-
-    /// Arm IRN's retransmission timer of `qp_id`, or bring it forward: it
-    /// expires RTO_low or RTO_high (by the packets in flight now) after the
-    /// last cumulative-ACK progress (transport/irn.rs).
-    fn irn_arm_rto(&mut self, qp_id: u32) {
-        let Transport::Irn(cfg) = &self.cfg.nic.transport else {
-            return;
-        };
-        let now = self.now;
-        let mtu = u64::from(self.cfg.nic.mtu_payload);
-        let qp = &mut self.qps[qp_id as usize];
-        if qp.snd_una >= qp.max_sent {
-            return;
-        }
-        if !qp.rto_armed {
-            qp.last_progress = now;
-        }
-        let s = qp.irn.as_mut().expect("an IRN QP");
-        let at = qp.last_progress + s.rto(qp.max_sent.div_ceil(mtu), cfg);
-        if qp.rto_armed && at >= s.rto_at {
-            // The pending timer comes first and re-checks.
-            return;
-        }
-        qp.rto_armed = true;
-        s.rto_at = at;
-        qp.timer_version[RTO_SLOT] = qp.timer_version[RTO_SLOT].wrapping_add(1);
-        self.q.push(
-            at.max(now),
-            Event::QpTimer {
-                qp: qp_id,
-                slot: RTO_SLOT as u8,
-                version: qp.timer_version[RTO_SLOT],
-            },
-        );
-    }
-
-    /// IRN's retransmission timer fired (current version).
-    fn irn_timeout(&mut self, qp_id: u32, version: u32, timers: &mut TimerRequests) {
-        let Transport::Irn(cfg) = &self.cfg.nic.transport else {
-            return;
-        };
-        let now = self.now;
-        let mtu = u64::from(self.cfg.nic.mtu_payload);
-        let qp = &mut self.qps[qp_id as usize];
-        let sent_psn = qp.max_sent.div_ceil(mtu);
-        let s = qp.irn.as_mut().expect("an IRN QP");
-        if qp.snd_una >= qp.max_sent {
-            qp.rto_armed = false;
-            return;
-        }
-        let deadline = qp.last_progress + s.rto(sent_psn, cfg);
-        if now < deadline {
-            // Progress since arming: wait out the rest.
-            s.rto_at = deadline;
-            self.q.push(
-                deadline,
-                Event::QpTimer {
-                    qp: qp_id,
-                    slot: RTO_SLOT as u8,
-                    version,
-                },
-            );
-            return;
-        }
-        qp.rto_armed = false;
-        qp.timeouts += 1;
-        s.on_timeout(sent_psn);
-        qp.cc.on_timeout(now, timers);
     }
 
     /// Arm the timers a controller asked for. Most ACKs ask for none (HPCC
@@ -530,31 +406,25 @@ impl Simulation {
             return;
         }
         let mut timers = TimerRequests::default();
-        if slot == RTO_SLOT && qp.irn.is_some() {
-            self.irn_timeout(qp_id, version, &mut timers);
-        } else if slot == RTO_SLOT {
-            let Some(rto) = self.cfg.nic.rto else { return };
-            let deadline = qp.last_progress + rto;
-            if now < deadline {
-                // Progress since arming: wait out the rest.
+        if slot == RTO_SLOT {
+            let out = qp.rel.on_timer(&mut qp.snd, qp.size, now, &self.cfg.nic);
+            if let Some(at) = out.again_at {
                 self.q.push(
-                    deadline,
+                    at,
                     Event::QpTimer {
                         qp: qp_id,
                         slot: RTO_SLOT as u8,
                         version,
                     },
                 );
+            }
+            if out.expired {
+                qp.timeouts += 1;
+                qp.cc.on_timeout(now, &mut timers);
+            }
+            if !out.look {
                 return;
             }
-            qp.rto_armed = false;
-            if qp.snd_una >= qp.snd_nxt && qp.snd_nxt >= qp.size {
-                return;
-            }
-            // Timeout: go back to the first unacknowledged byte.
-            qp.timeouts += 1;
-            qp.snd_nxt = qp.snd_una;
-            qp.cc.on_timeout(now, &mut timers);
         } else {
             qp.cc.on_timer(now, slot, &mut timers);
         }
@@ -563,6 +433,21 @@ impl Simulation {
         let port = self.nics[self.qps[qp_id as usize].nic as usize].port;
         self.try_send(port);
     }
+}
+
+/// Arm the retransmission timer of `qp` (index `qp_id`) for `at` (or now,
+/// if that has passed): a new version, so a pending one becomes stale.
+#[inline]
+fn arm_rto(qp: &mut Qp, q: &mut EventQueue<Event>, qp_id: u32, at: Time, now: Time) {
+    qp.timer_version[RTO_SLOT] = qp.timer_version[RTO_SLOT].wrapping_add(1);
+    q.push(
+        at.max(now),
+        Event::QpTimer {
+            qp: qp_id,
+            slot: RTO_SLOT as u8,
+            version: qp.timer_version[RTO_SLOT],
+        },
+    );
 }
 
 impl Qp {

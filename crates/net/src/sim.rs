@@ -228,9 +228,7 @@ pub(crate) struct Qp {
     pub pg: u8,
     pub size: u64,
     pub start: Time,
-    pub snd_nxt: u64,
-    pub snd_una: u64,
-    pub max_sent: u64,
+    pub snd: crate::transport::SendSeq,
     pub next_avail: Time,
     pub cc: crate::cc::AnyCc,
     /// Versions of the CC timer slots, then the retransmission timer.
@@ -242,12 +240,9 @@ pub(crate) struct Qp {
     pub last_size: u32,
     /// Window in bytes before rate scaling; 0 = none.
     pub base_win: u64,
-    pub rto_armed: bool,
-    /// Last ACK progress (or the arming of the retransmission timer).
-    pub last_progress: Time,
     pub timeouts: u32,
-    /// IRN's send state, when the transport is IRN.
-    pub irn: Option<Box<crate::transport::IrnSender>>,
+    /// The transport's send state (transport/).
+    pub rel: crate::transport::AnyReliability,
 }
 
 /// Timer slot of the retransmission timeout, after the CC's slots.
@@ -1216,11 +1211,12 @@ impl Simulation {
     /// and no active QP with bytes left to send or resend (then
     /// `nic_dequeue` returns nothing and arms no wake-up).
     fn nic_has_nothing(&self, nic: u32) -> bool {
+        use crate::transport::Reliability;
         let nic = &self.nics[nic as usize];
         nic.acks.is_empty()
             && nic.active.iter().all(|&q| {
                 let qp = &self.qps[q as usize];
-                qp.snd_nxt >= qp.size && qp.irn.as_ref().is_none_or(|s| s.next_retx().is_none())
+                qp.snd.nxt >= qp.size && qp.rel.retransmission().is_none()
             })
     }
 

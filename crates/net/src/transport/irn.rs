@@ -43,8 +43,9 @@
 //!   rather than one packet per timeout), and a retransmission lost again is
 //!   recovered by the next timeout.
 
-use crate::config::IrnConfig;
-use engine::Delta;
+use super::{Reliability, SendSeq, TimerOutcome};
+use crate::config::{IrnConfig, NicConfig};
+use engine::{Delta, Time};
 use std::collections::VecDeque;
 
 /// One bit per PSN at or above a base that only moves up.
@@ -160,11 +161,11 @@ impl IrnReceiver {
     }
 }
 
-/// Send-side reliability state of one QP (the byte counters `snd_una`,
-/// `snd_nxt` and `max_sent` stay in the QP; here `snd_nxt` is the next new
-/// byte, never moved back).
+/// The sender's SACK scoreboard, in PSNs: what was selectively
+/// acknowledged, whether the sender is in loss recovery and which packets
+/// to resend.
 #[derive(Clone, Debug, Default)]
-pub struct IrnSender {
+pub struct Scoreboard {
     /// PSNs above the cumulative ACK that were SACKed.
     sacked: Bitmap,
     una_psn: u64,
@@ -175,11 +176,9 @@ pub struct IrnSender {
     lost_end: u64,
     /// Next PSN to examine for retransmission in this recovery.
     retx_next: u64,
-    /// When the armed retransmission timer expires.
-    pub rto_at: engine::Time,
 }
 
-impl IrnSender {
+impl Scoreboard {
     /// An ACK or NACK arrived with cumulative ACK `una_psn` (PSN of the first
     /// unacknowledged packet) and, for a NACK, the SACKed PSN. `sent_psn` is
     /// one past the highest PSN sent. True if this NACK started a recovery.
@@ -266,6 +265,158 @@ impl IrnSender {
     }
 }
 
+/// Send state of one QP: its [`Scoreboard`], its retransmission timer
+/// and IRN's parameters. The QP's [`SendSeq`] holds the bytes; `nxt` is
+/// the next new byte, never moved back (`nxt == max_sent`).
+#[derive(Clone, Debug)]
+pub struct IrnSender {
+    board: Scoreboard,
+    cfg: IrnConfig,
+    /// Payload bytes per packet: packet `p` carries bytes `p·mtu ..`.
+    mtu: u64,
+    /// A timer is pending.
+    rto_armed: bool,
+    /// When the timer runs from (module docs).
+    last_progress: Time,
+    /// When the pending timer expires.
+    rto_at: Time,
+}
+
+impl IrnSender {
+    /// The sender of a QP created at `now`, with `mtu` payload bytes per
+    /// packet.
+    pub fn new(cfg: IrnConfig, mtu: u64, now: Time) -> Self {
+        IrnSender {
+            board: Scoreboard::default(),
+            cfg,
+            mtu,
+            rto_armed: false,
+            last_progress: now,
+            rto_at: Time::ZERO,
+        }
+    }
+
+    /// One past the highest PSN sent.
+    fn sent_psn(&self, s: &SendSeq) -> u64 {
+        s.max_sent.div_ceil(self.mtu)
+    }
+
+    /// Arm the retransmission timer, or bring it forward: it expires
+    /// RTO_low or RTO_high (by the packets in flight now) after the last
+    /// cumulative-ACK progress. `None` if nothing is outstanding or the
+    /// pending timer comes first (it re-checks when it fires).
+    fn arm(&mut self, s: &SendSeq, now: Time) -> Option<Time> {
+        if s.una >= s.max_sent {
+            return None;
+        }
+        if !self.rto_armed {
+            self.last_progress = now;
+        }
+        let at = self.last_progress + self.board.rto(self.sent_psn(s), &self.cfg);
+        if self.rto_armed && at >= self.rto_at {
+            return None;
+        }
+        self.rto_armed = true;
+        self.rto_at = at;
+        Some(at)
+    }
+}
+
+impl Reliability for IrnSender {
+    #[inline]
+    fn retransmission(&self) -> Option<u64> {
+        self.board.next_retx().map(|p| p * self.mtu)
+    }
+
+    #[inline]
+    fn may_send_new(&self, s: &SendSeq) -> bool {
+        self.board.may_send_new(s.nxt / self.mtu, &self.cfg)
+    }
+
+    fn on_send(
+        &mut self,
+        s: &mut SendSeq,
+        seq: u64,
+        payload: u64,
+        now: Time,
+        _: &NicConfig,
+    ) -> Option<Time> {
+        if seq < s.nxt {
+            let psn = seq / self.mtu;
+            self.board.retransmitted(psn);
+            if psn == s.una / self.mtu {
+                // The timer guards the oldest outstanding packet from its
+                // latest transmission.
+                self.last_progress = now;
+            }
+        } else {
+            debug_assert_eq!(seq, s.nxt);
+            s.nxt += payload;
+            s.max_sent = s.max_sent.max(s.nxt);
+        }
+        self.arm(s, now)
+    }
+
+    fn on_ack(&mut self, s: &mut SendSeq, progressed: bool, now: Time) {
+        if progressed {
+            self.last_progress = now;
+        }
+        let sent = self.sent_psn(s);
+        self.board.on_feedback(s.una / self.mtu, None, sent);
+    }
+
+    fn on_nack(
+        &mut self,
+        s: &mut SendSeq,
+        progressed: bool,
+        sack: u64,
+        now: Time,
+        _: &NicConfig,
+    ) -> bool {
+        if progressed {
+            self.last_progress = now;
+        }
+        // The receiver NACKs every out-of-order packet: the CC hears of the
+        // NACK that starts a recovery (one loss event), as TCP's CC reacts
+        // once per recovery.
+        let sent = self.sent_psn(s);
+        self.board
+            .on_feedback(s.una / self.mtu, Some(sack / self.mtu), sent)
+    }
+
+    fn timer_after_ack(&mut self, s: &SendSeq, now: Time) -> Option<Time> {
+        // Fewer packets in flight may call for RTO_low now.
+        self.arm(s, now)
+    }
+
+    fn on_timer(&mut self, s: &mut SendSeq, _: u64, now: Time, _: &NicConfig) -> TimerOutcome {
+        let look = TimerOutcome {
+            look: true,
+            ..TimerOutcome::default()
+        };
+        if s.una >= s.max_sent {
+            self.rto_armed = false;
+            return look;
+        }
+        let sent = self.sent_psn(s);
+        let deadline = self.last_progress + self.board.rto(sent, &self.cfg);
+        if now < deadline {
+            // Progress since arming: wait out the rest.
+            self.rto_at = deadline;
+            return TimerOutcome {
+                again_at: Some(deadline),
+                ..look
+            };
+        }
+        self.rto_armed = false;
+        self.board.on_timeout(sent);
+        TimerOutcome {
+            expired: true,
+            ..look
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,7 +464,7 @@ mod tests {
     #[test]
     fn sender_retransmits_only_holes_below_the_highest_sack() {
         let cfg = IrnConfig::default();
-        let mut s = IrnSender::default();
+        let mut s = Scoreboard::default();
         // PSNs 0..10 sent; 2 and 5 lost. NACKs for 3, 4 (cum 2), then 6..9.
         assert!(!s.on_feedback(2, None, 10));
         assert_eq!(s.next_retx(), None);
@@ -348,7 +499,7 @@ mod tests {
     #[test]
     fn rto_low_below_n_packets_in_flight() {
         let cfg = IrnConfig::default();
-        let mut s = IrnSender::default();
+        let mut s = Scoreboard::default();
         assert_eq!(s.rto(2, &cfg), cfg.rto_low);
         assert_eq!(s.rto(3, &cfg), cfg.rto_high);
         // Ten sent, PSN 0 lost, 1..9 SACKed: one packet in flight.
@@ -362,7 +513,7 @@ mod tests {
     /// A timeout counts every outstanding un-SACKed packet as lost.
     #[test]
     fn timeout_resends_everything_not_sacked() {
-        let mut s = IrnSender::default();
+        let mut s = Scoreboard::default();
         s.on_feedback(1, Some(3), 6);
         s.retransmitted(1);
         s.retransmitted(2);
@@ -374,5 +525,104 @@ mod tests {
             s.retransmitted(p);
         }
         assert_eq!(resent, vec![1, 2, 4, 5]);
+    }
+
+    /// Send new packets as the NIC does, while IRN lets it; the timer
+    /// requests.
+    fn send_new(
+        x: &mut IrnSender,
+        s: &mut SendSeq,
+        n: u64,
+        now: Time,
+        nic: &NicConfig,
+    ) -> Vec<Time> {
+        let mut armed = Vec::new();
+        for _ in 0..n {
+            assert!(x.retransmission().is_none() && x.may_send_new(s));
+            let seq = s.nxt;
+            armed.extend(x.on_send(s, seq, MTU, now, nic));
+        }
+        armed
+    }
+
+    /// Through the hooks: BDP-FC holds new packets, a NACK's hole is resent
+    /// first and does not move `nxt`.
+    #[test]
+    fn hooks_resend_holes_first_and_bound_new_data_by_the_bitmap() {
+        let nic = NicConfig::default();
+        let cfg = IrnConfig {
+            bitmap_packets: 4,
+            ..IrnConfig::default()
+        };
+        let t = Time::from_ns(10);
+        let mut x = IrnSender::new(cfg, MTU, Time::ZERO);
+        let mut s = SendSeq::default();
+        send_new(&mut x, &mut s, 4, t, &nic);
+        assert_eq!((s.nxt, s.max_sent), (4000, 4000));
+        assert!(!x.may_send_new(&s), "the bitmap spans 4 packets");
+        // PSN 0 ACKed (the NIC moved una), PSN 1 lost, 2 SACKed.
+        s.una = 1000;
+        x.on_ack(&mut s, true, t);
+        assert!(x.may_send_new(&s));
+        assert!(x.on_nack(&mut s, false, 2000, t, &nic), "recovery starts");
+        assert!(!x.on_nack(&mut s, false, 3000, t, &nic), "once");
+        assert_eq!(x.retransmission(), Some(1000));
+        x.on_send(&mut s, 1000, MTU, t, &nic);
+        assert_eq!(x.retransmission(), None);
+        assert_eq!(
+            (s.nxt, s.max_sent),
+            (4000, 4000),
+            "a resend is not new data"
+        );
+    }
+
+    /// The timer: RTO_low while few packets are in flight, RTO_high
+    /// otherwise; progress makes it wait; on expiry everything outstanding
+    /// is resent.
+    #[test]
+    fn hooks_arm_and_expire_the_timer() {
+        let nic = NicConfig::default();
+        let cfg = IrnConfig::default();
+        let t0 = Time::from_ns(10);
+        let mut x = IrnSender::new(cfg, MTU, Time::ZERO);
+        let mut s = SendSeq::default();
+        // One packet in flight: RTO_low. Three: RTO_high, later than the
+        // pending timer, which re-checks when it fires.
+        assert_eq!(
+            send_new(&mut x, &mut s, 1, t0, &nic),
+            vec![t0 + cfg.rto_low]
+        );
+        assert!(send_new(&mut x, &mut s, 2, t0, &nic).is_empty());
+        let out = x.on_timer(&mut s, 3 * MTU, t0 + cfg.rto_low, &nic);
+        assert_eq!(out.again_at, Some(t0 + cfg.rto_high));
+        assert!(out.look && !out.expired);
+        // An ACK at t1 leaves one packet in flight: RTO_low from t1 comes
+        // first and is armed.
+        let t1 = t0 + Delta::from_us(20);
+        s.una = 2000;
+        x.on_ack(&mut s, true, t1);
+        assert_eq!(x.timer_after_ack(&s, t1), Some(t1 + cfg.rto_low));
+        assert_eq!(x.timer_after_ack(&s, t1), None, "armed already");
+        // It expires: PSN 2 is resent, and the next send arms anew.
+        let out = x.on_timer(&mut s, 3 * MTU, t1 + cfg.rto_low, &nic);
+        assert!(out.expired && out.look && out.again_at.is_none());
+        assert_eq!(x.retransmission(), Some(2000));
+        let t2 = t1 + cfg.rto_low;
+        assert_eq!(
+            x.on_send(&mut s, 2000, MTU, t2, &nic),
+            Some(t2 + cfg.rto_low)
+        );
+        // All acknowledged: nothing to arm; a timer that fires stops.
+        s.una = 3000;
+        x.on_ack(&mut s, true, t2);
+        assert_eq!(x.timer_after_ack(&s, t2), None);
+        let out = x.on_timer(&mut s, 3 * MTU, t2 + cfg.rto_low, &nic);
+        assert_eq!(
+            out,
+            TimerOutcome {
+                look: true,
+                ..TimerOutcome::default()
+            }
+        );
     }
 }

@@ -1,14 +1,227 @@
 //! Reliability: how a QP recovers lost packets.
 //!
-//! Go-back-N RoCEv2 RC as the peer (§2.2), the default, and IRN's selective
-//! repeat for lossy fabrics ([`irn`]). Bifröst's chunked UC retransmission
-//! plugs in here as a further variant.
+//! Go-back-N RoCEv2 RC as the peer (§2.2), the default ([`go_back_n`]),
+//! and IRN's selective repeat for lossy fabrics ([`irn`]). Each file holds
+//! one transport's sender and receiver; the NIC (`nic.rs`) knows neither
+//! and calls the hooks below.
+//!
+//! # Sender
+//!
+//! A QP keeps its [`SendSeq`] (the byte counters every transport shares:
+//! the NIC reads them on each scan of its QPs, for the bytes left and the
+//! window) and an [`AnyReliability`], the transport's own state. The NIC
+//! calls the [`Reliability`] hooks:
+//! - while picking its next frame: [`Reliability::retransmission`] (a
+//!   packet to resend goes before new data and is not held by the window)
+//!   and [`Reliability::may_send_new`] (the transport's own bound on new
+//!   data, such as IRN's BDP-FC);
+//! - for each data packet it sends: [`Reliability::on_send`];
+//! - for each ACK or NACK of a QP with bytes still unacknowledged, after
+//!   the cumulative acknowledgement moved [`SendSeq::una`]:
+//!   [`Reliability::on_ack`] or [`Reliability::on_nack`], then, after the
+//!   congestion control had the ACK, [`Reliability::timer_after_ack`];
+//! - when the retransmission timer fires: [`Reliability::on_timer`].
+//!
+//! Timers: one retransmission timer per QP, in the QP's timer slot after
+//! the CC's (an `Event::QpTimer` with a version; a timer whose version is
+//! not the slot's current one is stale and ignored, never cancelled). The
+//! transport says when, the NIC schedules: a hook that returns a time asks
+//! the NIC to arm the timer for it (the NIC bumps the version, so a pending
+//! timer becomes stale); on expiry [`TimerOutcome::again_at`] sets the same
+//! version again, later (there was progress since arming). The hooks
+//! return rather than schedule so that a transport needs neither the event
+//! queue nor the QP's index, and its unit tests drive it alone.
+//!
+//! Dispatch is static: [`AnyReliability`] is an enum whose `match`
+//! inlines into the NIC's per-packet path. Large or rarely used state goes
+//! in a box (IRN's), so that the QP stays small.
+//!
+//! # Receiver
+//!
+//! [`Receiver`], one per QP at the destination, answers each data packet
+//! with an ACK, a NACK (with a SACK, if the transport has them) or nothing.
+//!
+//! # A new transport
+//!
+//! A file here with its sender (implementing [`Reliability`]) and its
+//! receiver; a variant of [`AnyReliability`] and of [`Receiver`]; its
+//! [`Transport`] variant (with its parameters) and the mapping from it in
+//! [`AnyReliability::new`] and [`Receiver::new`]. Its defaults belong to
+//! the NIC models (`nic/model.rs`).
 
 pub mod go_back_n;
 pub mod irn;
 
-pub use go_back_n::{GbnReceiver, RxVerdict};
-pub use irn::{IrnReceiver, IrnRxVerdict, IrnSender};
+pub use go_back_n::{GbnReceiver, GbnSender, RxVerdict};
+pub use irn::{IrnReceiver, IrnRxVerdict, IrnSender, Scoreboard};
+
+use crate::config::{NicConfig, Transport};
+use engine::Time;
+
+/// A QP's send sequence, in bytes of the flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SendSeq {
+    /// The first unacknowledged byte: the cumulative acknowledgement.
+    pub una: u64,
+    /// The next byte to send in order. Go-back-N moves it back to resend;
+    /// a selective transport resends through
+    /// [`Reliability::retransmission`] and leaves it alone.
+    pub nxt: u64,
+    /// One past the highest byte sent so far.
+    pub max_sent: u64,
+}
+
+/// What a retransmission timer did when it fired.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimerOutcome {
+    /// Not yet due (progress since it was armed): set the same timer, same
+    /// version, for this time.
+    pub again_at: Option<Time>,
+    /// It expired: the transport marked what to resend; the NIC counts a
+    /// timeout and the CC hears of it.
+    pub expired: bool,
+    /// The NIC looks for its next frame afterwards. Go-back-N's timer asks
+    /// for it only when it expired; IRN's every time it runs. A timer that
+    /// did nothing gives the NIC nothing new to send, but the extra look
+    /// can schedule events, and outputs stay as they were only with
+    /// exactly these looks.
+    pub look: bool,
+}
+
+/// The send side of a transport, per QP. Every hook sees the QP's
+/// [`SendSeq`]; the NIC updates `una` (and keeps `nxt` at or above it)
+/// before [`Reliability::on_ack`] and [`Reliability::on_nack`].
+pub trait Reliability {
+    /// The first byte of the packet to resend now, if one is due. It goes
+    /// before any new data and is not held by the window (a resent packet
+    /// adds nothing to what is in flight).
+    fn retransmission(&self) -> Option<u64>;
+
+    /// Whether new data at `s.nxt` may go, as far as the transport is
+    /// concerned (the NIC checks the window and the CC's own).
+    fn may_send_new(&self, s: &SendSeq) -> bool;
+
+    /// A data packet of `payload` bytes at byte `seq` was sent: either the
+    /// one [`Reliability::retransmission`] named, or new data at `s.nxt`.
+    /// Returns when the retransmission timer should fire, if it is to be
+    /// armed now.
+    fn on_send(
+        &mut self,
+        s: &mut SendSeq,
+        seq: u64,
+        payload: u64,
+        now: Time,
+        nic: &NicConfig,
+    ) -> Option<Time>;
+
+    /// An ACK arrived; `progressed` if its cumulative acknowledgement moved
+    /// `s.una` (already done).
+    fn on_ack(&mut self, s: &mut SendSeq, progressed: bool, now: Time);
+
+    /// A NACK arrived, with `progressed` as in [`Reliability::on_ack`] and
+    /// the SACK it carries (the byte of the packet that triggered it; 0 if
+    /// the receiver sends none). Returns whether the CC hears of a loss.
+    fn on_nack(
+        &mut self,
+        s: &mut SendSeq,
+        progressed: bool,
+        sack: u64,
+        now: Time,
+        nic: &NicConfig,
+    ) -> bool;
+
+    /// After an ACK or NACK, once the CC reacted: when the retransmission
+    /// timer should fire, if it is to be armed (or brought forward) now.
+    fn timer_after_ack(&mut self, s: &SendSeq, now: Time) -> Option<Time>;
+
+    /// The retransmission timer fired (its current version); `size` is the
+    /// flow's length in bytes.
+    fn on_timer(&mut self, s: &mut SendSeq, size: u64, now: Time, nic: &NicConfig) -> TimerOutcome;
+}
+
+/// The send-side state of one QP, per [`Transport`].
+#[derive(Clone, Debug)]
+pub enum AnyReliability {
+    /// Go-back-N.
+    GoBackN(GbnSender),
+    /// IRN (boxed: its bitmap and parameters would make every QP larger).
+    Irn(Box<IrnSender>),
+}
+
+impl AnyReliability {
+    /// The sender of a QP created at `now` on a NIC configured as `nic`.
+    pub fn new(nic: &NicConfig, now: Time) -> Self {
+        match &nic.transport {
+            Transport::GoBackN => AnyReliability::GoBackN(GbnSender::new(now)),
+            Transport::Irn(c) => AnyReliability::Irn(Box::new(IrnSender::new(
+                *c,
+                u64::from(nic.mtu_payload),
+                now,
+            ))),
+        }
+    }
+}
+
+/// Each hook passes to the variant's, inlined into the NIC's path.
+macro_rules! dispatch {
+    ($self:expr, $r:ident => $call:expr) => {
+        match $self {
+            AnyReliability::GoBackN($r) => $call,
+            AnyReliability::Irn($r) => $call,
+        }
+    };
+}
+
+impl Reliability for AnyReliability {
+    #[inline]
+    fn retransmission(&self) -> Option<u64> {
+        dispatch!(self, r => r.retransmission())
+    }
+
+    #[inline]
+    fn may_send_new(&self, s: &SendSeq) -> bool {
+        dispatch!(self, r => r.may_send_new(s))
+    }
+
+    #[inline]
+    fn on_send(
+        &mut self,
+        s: &mut SendSeq,
+        seq: u64,
+        payload: u64,
+        now: Time,
+        nic: &NicConfig,
+    ) -> Option<Time> {
+        dispatch!(self, r => r.on_send(s, seq, payload, now, nic))
+    }
+
+    #[inline]
+    fn on_ack(&mut self, s: &mut SendSeq, progressed: bool, now: Time) {
+        dispatch!(self, r => r.on_ack(s, progressed, now))
+    }
+
+    #[inline]
+    fn on_nack(
+        &mut self,
+        s: &mut SendSeq,
+        progressed: bool,
+        sack: u64,
+        now: Time,
+        nic: &NicConfig,
+    ) -> bool {
+        dispatch!(self, r => r.on_nack(s, progressed, sack, now, nic))
+    }
+
+    #[inline]
+    fn timer_after_ack(&mut self, s: &SendSeq, now: Time) -> Option<Time> {
+        dispatch!(self, r => r.timer_after_ack(s, now))
+    }
+
+    #[inline]
+    fn on_timer(&mut self, s: &mut SendSeq, size: u64, now: Time, nic: &NicConfig) -> TimerOutcome {
+        dispatch!(self, r => r.on_timer(s, size, now, nic))
+    }
+}
 
 /// Warnings for retransmission timeouts that cannot wait for an ACK: a
 /// timeout at or below a flow's base round trip fires before the flow's
@@ -19,11 +232,10 @@ pub use irn::{IrnReceiver, IrnRxVerdict, IrnSender};
 /// per hop, `specs/peer-hpcc-ns3.md` §2.5): the first ACK takes at least
 /// that long.
 pub fn short_timeout_warnings(
-    transport: &crate::config::Transport,
+    transport: &Transport,
     rto: Option<engine::Delta>,
     rtts_ns: &[u64],
 ) -> Vec<String> {
-    use crate::config::Transport;
     let too_short = |what: &str, timeout: engine::Delta, effect: &str| {
         let hit: Vec<u64> = rtts_ns
             .iter()
@@ -68,7 +280,22 @@ pub fn short_timeout_warnings(
     }
 }
 
-/// Receive state of one QP, per [`crate::config::Transport`].
+/// What a receiver answers a data packet with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxReply {
+    /// An ACK of the cumulative sequence ([`Receiver::expected`]).
+    Ack,
+    /// A NACK: the cumulative sequence, and the SACK of the packet that
+    /// triggered it (a byte offset; 0 for a receiver that sends none).
+    Nack {
+        /// The SACKed byte.
+        sack: u64,
+    },
+    /// Nothing.
+    Silent,
+}
+
+/// Receive state of one QP, per [`Transport`].
 #[derive(Clone, Debug)]
 pub enum Receiver {
     /// Go-back-N.
@@ -78,7 +305,32 @@ pub enum Receiver {
 }
 
 impl Receiver {
+    /// The receiver of a QP under `transport`.
+    pub fn new(transport: &Transport) -> Self {
+        match transport {
+            Transport::GoBackN => Receiver::GoBackN(GbnReceiver::default()),
+            Transport::Irn(_) => Receiver::Irn(IrnReceiver::default()),
+        }
+    }
+
+    /// A data packet of `payload` bytes at byte `seq` arrived.
+    #[inline]
+    pub fn on_data(&mut self, now: Time, seq: u64, payload: u64, nic: &NicConfig) -> RxReply {
+        match self {
+            Receiver::GoBackN(r) => match r.on_data(now, seq, payload, nic) {
+                RxVerdict::Ack => RxReply::Ack,
+                RxVerdict::Nack => RxReply::Nack { sack: 0 },
+                RxVerdict::Silent => RxReply::Silent,
+            },
+            Receiver::Irn(r) => match r.on_data(seq, payload, u64::from(nic.mtu_payload)) {
+                IrnRxVerdict::Ack => RxReply::Ack,
+                IrnRxVerdict::Nack => RxReply::Nack { sack: seq },
+            },
+        }
+    }
+
     /// The cumulative acknowledgement: every byte below has arrived.
+    #[inline]
     pub fn expected(&self) -> u64 {
         match self {
             Receiver::GoBackN(r) => r.expected,
@@ -90,7 +342,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{IrnConfig, Transport};
+    use crate::config::IrnConfig;
     use engine::Delta;
 
     #[test]
@@ -119,5 +371,12 @@ mod tests {
             short_timeout_warnings(&Transport::Irn(IrnConfig::default()), None, &rtts[..1])
                 .is_empty()
         );
+    }
+
+    /// The QP carries its transport's state on the per-packet path: IRN's
+    /// is boxed, and go-back-N's (a timer) fits in two words.
+    #[test]
+    fn send_state_stays_two_words() {
+        assert_eq!(std::mem::size_of::<AnyReliability>(), 16);
     }
 }
