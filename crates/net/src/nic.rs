@@ -10,7 +10,7 @@ use crate::config::Transport;
 use crate::fc::FlowControl;
 use crate::sim::{Event, Qp, Simulation, RTO_SLOT};
 use crate::transport::{GbnReceiver, IrnReceiver, IrnRxVerdict, Receiver, RxVerdict};
-use crate::wire::{Packet, PacketKind, NO_INT};
+use crate::wire::{Packet, PacketKind, QueueKey, NO_INT};
 use engine::{Delta, Rate, Time};
 
 /// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
@@ -116,11 +116,15 @@ impl Simulation {
             } else {
                 ack.class as usize
             };
-            if fc.may_send(now, class, ack.size) {
+            if fc.may_send(now, QueueKey::of_class(class as u8), ack.size) {
                 let size = ack.size;
                 let ack = nic.acks.pop_front();
                 if class != 0 {
-                    self.ports[port as usize].fc.on_send(now, class, size);
+                    self.ports[port as usize].fc.on_send(
+                        now,
+                        QueueKey::of_class(class as u8),
+                        size,
+                    );
                 }
                 return ack;
             }
@@ -146,7 +150,8 @@ impl Simulation {
             } else {
                 (qp.size - qp.snd_nxt).min(mtu) as u32 + header
             };
-            if !fc.may_send(now, qp.pg as usize, next_size) {
+            let key = QueueKey::of_flow(qp.pg, nic.active[idx]);
+            if !fc.may_send(now, key, next_size) {
                 continue;
             }
             if !retx {
@@ -233,9 +238,8 @@ impl Simulation {
         };
         qp.next_avail = now + rate.tx_time(u64::from(size));
         qp.last_size = size;
-        let class = qp.pg as usize;
         let p = &mut self.ports[port as usize];
-        p.fc.on_send(now, class, size);
+        p.fc.on_send(now, QueueKey::of(&pkt), size);
         p.c.tx_data += 1;
         if qp.irn.is_some() {
             self.irn_arm_rto(qp_id);
@@ -271,8 +275,9 @@ impl Simulation {
             let now = self.now;
             let fc = &mut self.ports[port as usize].fc;
             let out = &mut self.outbox;
-            let admit = fc.after_admit_emits(now, pkt.class as usize, pkt.size, s, out);
-            let release = fc.after_release_emits(now, pkt.class as usize, pkt.size, s, out);
+            let key = QueueKey::of(pkt);
+            let admit = fc.after_admit_emits(now, key, pkt.size, s, out);
+            let release = fc.after_release_emits(now, key, pkt.size, s, out);
             if admit || release {
                 self.apply_fc_outbox(port);
             }
