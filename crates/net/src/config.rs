@@ -4,22 +4,7 @@
 use crate::cc::CcConfig;
 use engine::{Delta, Rate};
 
-/// How a paused upstream port interprets a PFC frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PfcMode {
-    /// The peer's semantics (§2.4): a pause holds until an explicit resume;
-    /// the pause-time field is ignored.
-    UntilResume,
-    /// IEEE 802.1Qbb: a pause lasts `quanta` × 512 bit-times of the link and
-    /// expires unless refreshed; the downstream refreshes it while congested
-    /// and sends quanta 0 to resume early.
-    Quanta {
-        /// Pause time carried in XOFF frames.
-        quanta: u16,
-        /// The downstream re-sends XOFF after this fraction of the pause time.
-        refresh_fraction: f64,
-    },
-}
+pub use crate::fc::PfcMode;
 
 /// PFC settings.
 #[derive(Clone, Debug, PartialEq)]

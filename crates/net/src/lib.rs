@@ -8,6 +8,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod egress;
 pub mod fc;
 pub mod hash;
 pub mod mmu;

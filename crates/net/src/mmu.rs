@@ -15,16 +15,7 @@
 use crate::config::BufferConfig;
 use crate::wire::N_CLASSES;
 
-/// What the MMU says about an (ingress port, class) after a change.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct IngressState {
-    /// Over XOFF: headroom in use or shared use at the threshold (peer
-    /// `CheckShouldPause`, without its paused flag).
-    pub over_xoff: bool,
-    /// Below XON: headroom empty and shared use + offset ≤ threshold, or no
-    /// shared use (peer `CheckShouldResume`).
-    pub below_xon: bool,
-}
+pub use crate::fc::IngressState;
 
 /// A frame that [`Mmu::admit_or_pass`] admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -340,7 +331,9 @@ impl Mmu {
     /// [`Mmu::release`], returning what [`Mmu::egress_bytes`] of
     /// (`out_port`, `class`) and [`Mmu::ingress_state`] of (`in_port`,
     /// `class`) would return after it (one lookup of each side).
-    #[inline]
+    // Always inlined: its two callers (a departure, a flush) would
+    // otherwise leave it a call on every hop.
+    #[inline(always)]
     pub fn release_state(
         &mut self,
         in_port: usize,

@@ -15,6 +15,7 @@
 //! insertion order).
 
 use crate::cc::CongestionControl;
+use crate::egress::Egress;
 use crate::fc::FlowControl;
 use crate::sim::{Event, Simulation};
 use crate::wire::N_CLASSES;
@@ -241,13 +242,10 @@ impl Simulation {
                 s.tx_bytes.push(p.c.tx_bytes - m.last_tx[k]);
                 m.last_tx[k] = p.c.tx_bytes;
                 for &c in &s.classes {
-                    let q: u64 = p.queues[c as usize]
-                        .iter()
-                        .map(|pkt| u64::from(pkt.size))
-                        .sum();
-                    s.queue.push(q);
-                    let head = p.queues[c as usize].front().map_or(1, |h| h.size);
-                    s.paused.push(!p.fc.may_send(now, c as usize, head));
+                    s.queue.push(p.egress.class_bytes(c as usize));
+                    let head = p.egress.class_head(c as usize).unwrap_or(1);
+                    let key = crate::wire::QueueKey::of_class(c);
+                    s.paused.push(!p.fc.may_send(now, key, head));
                 }
             }
             if m.qp_rates {

@@ -11,7 +11,7 @@ use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS}
 use crate::fc::FlowControl;
 use crate::sim::{Event, Qp, Simulation, RTO_SLOT};
 use crate::transport::{AnyReliability, Receiver, Reliability, RxReply, SendSeq};
-use crate::wire::{Packet, PacketKind, NO_INT};
+use crate::wire::{Packet, PacketKind, QueueKey, NO_INT};
 use engine::{Delta, EventQueue, Rate, Time};
 
 /// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
@@ -107,11 +107,15 @@ impl Simulation {
             } else {
                 ack.class as usize
             };
-            if fc.may_send(now, class, ack.size) {
+            if fc.may_send(now, QueueKey::of_class(class as u8), ack.size) {
                 let size = ack.size;
                 let ack = nic.acks.pop_front();
                 if class != 0 {
-                    self.ports[port as usize].fc.on_send(now, class, size);
+                    self.ports[port as usize].fc.on_send(
+                        now,
+                        QueueKey::of_class(class as u8),
+                        size,
+                    );
                 }
                 return ack;
             }
@@ -137,7 +141,8 @@ impl Simulation {
             } else {
                 (qp.size - qp.snd.nxt).min(mtu) as u32 + header
             };
-            if !fc.may_send(now, qp.pg as usize, next_size) {
+            let key = QueueKey::of_flow(qp.pg, nic.active[idx]);
+            if !fc.may_send(now, key, next_size) {
                 continue;
             }
             if !retx {
@@ -213,9 +218,8 @@ impl Simulation {
         };
         qp.next_avail = now + rate.tx_time(u64::from(size));
         qp.last_size = size;
-        let class = qp.pg as usize;
         let p = &mut self.ports[port as usize];
-        p.fc.on_send(now, class, size);
+        p.fc.on_send(now, QueueKey::of(&pkt), size);
         p.c.tx_data += 1;
         if let Some(at) = rto_at {
             arm_rto(qp, &mut self.q, qp_id, at, now);
@@ -236,8 +240,9 @@ impl Simulation {
             let now = self.now;
             let fc = &mut self.ports[port as usize].fc;
             let out = &mut self.outbox;
-            let admit = fc.after_admit_emits(now, pkt.class as usize, pkt.size, s, out);
-            let release = fc.after_release_emits(now, pkt.class as usize, pkt.size, s, out);
+            let key = QueueKey::of(pkt);
+            let admit = fc.after_admit_emits(now, key, pkt.size, s, out);
+            let release = fc.after_release_emits(now, key, pkt.size, s, out);
             if admit || release {
                 self.apply_fc_outbox(port);
             }

@@ -9,7 +9,8 @@
 
 use crate::cc::N_CC_TIMERS;
 use crate::config::NetConfig;
-use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy, Pfc};
+use crate::egress::{AnyEgress, Egress};
+use crate::fc::{AnyFc, Bifrost, BifrostSlot, Cbfc, FcOutbox, FlowControl, Lossy, Pfc, SwingRelay};
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::results::{PfcLogEntry, ProgressInfo};
@@ -62,8 +63,8 @@ const _: () =
 #[repr(align(64))]
 pub(crate) struct CacheLine;
 
-/// One end of a full-duplex link: an egress with its queues and the link
-/// direction that leaves it.
+/// One end of a full-duplex link: an egress with its queues ([`AnyEgress`])
+/// and the link direction that leaves it.
 ///
 /// The fields are laid out by hand (`repr(C)`; each `lineN` marker starts
 /// a new cache line) so that a frame's hop touches few cache lines of its
@@ -75,14 +76,17 @@ pub(crate) struct CacheLine;
 /// the link's delivery and a transmission read (the frames on the wire,
 /// the error model, the peer, the delay, the rate); line 2 the control
 /// queue and the counters every frame updates (`PortCounters` puts them
-/// first); from line 3 one 32-byte queue per class, of which a hop touches
-/// only its own (`backlog` says which are non-empty); the rest after them
+/// first); from line 3 the egress, whose class scheduler keeps its state
+/// and class 0 in its first line and one 32-byte queue per class after,
+/// of which a hop touches only its own; the rest after it
 /// (docs/performance.md, "Second pass" and "Seventh pass").
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Port {
     // First cache line.
-    /// Bytes in the class queues.
+    /// Bytes queued in the egress. Kept here, by the port, as frames go in
+    /// and out: every hop reads it, and it is zero exactly when the egress
+    /// holds nothing (every frame has a size).
     pub queue_bytes: u64,
     /// `PortCounters::peak_ingress`, kept here while the run goes: an
     /// ingress updates it on every frame and reads nothing else of its
@@ -97,10 +101,6 @@ pub(crate) struct Port {
     pub unscheduled_seq: u64,
     pub node: u32,
     pub local: u16,
-    /// Bit `c` set iff `queues[c]` is not empty.
-    pub backlog: u8,
-    /// The class the round robin served last.
-    pub rr_last: u8,
     pub is_host: bool,
     pub busy: bool,
     /// False once its link was taken down (`LINK_DOWN`): it sends nothing.
@@ -134,12 +134,9 @@ pub(crate) struct Port {
     pub ctrl: Fifo<Packet>,
     pub c: PortCounters,
     pub line3: CacheLine,
-    /// Egress queues per class (switch ports).
-    pub queues: [Fifo<Packet>; N_CLASSES],
+    /// The egress queues (switch ports; a host's NIC schedules its own).
+    pub egress: AnyEgress,
     pub fc_version: u32,
-    /// PFC frames received here are also sent out of this port (a Swing
-    /// relay's L port forwards to its R port); `u32::MAX` if none.
-    pub relay_to: u32,
     pub rng: Rng,
     /// HPCC-PINT's utilisation estimate of this egress (switch ports).
     pub pint: crate::cc::PintPort,
@@ -186,6 +183,9 @@ pub struct PortCounters {
     pub unroutable: u64,
     /// Frames dropped at admission into this switch through this ingress port, per class.
     pub drops: [u64; N_CLASSES],
+    /// Frames dropped from this egress's queues when flow control flushed
+    /// them ([`FcOutbox::flush`]).
+    pub flushed: u64,
 }
 
 /// A switch. (`repr(C)`, aligned to a cache line: what every frame's hop
@@ -470,7 +470,7 @@ impl Simulation {
                         AnyFc::Bifrost(bf)
                     }
                 };
-                let relay_to = if port_set[id].relay_pfc {
+                let fc = if port_set[id].relay_pfc {
                     if is_host || ps.len() != 2 {
                         return Err(BuildError::BadPortRule {
                             link: li,
@@ -480,9 +480,10 @@ impl Simulation {
                             ),
                         });
                     }
-                    node_first_port[node] + (1 - local as u32)
+                    let twin = node_first_port[node] + (1 - local as u32);
+                    AnyFc::Swing(SwingRelay::new(fc, twin))
                 } else {
-                    u32::MAX
+                    fc
                 };
                 let error_rate = if l.error_rate > 0.0 {
                     l.error_rate
@@ -509,15 +510,12 @@ impl Simulation {
                     line2: CacheLine,
                     line3: CacheLine,
                     ctrl: Fifo::new(),
-                    queues: std::array::from_fn(|_| Fifo::new()),
-                    backlog: 0,
+                    egress: AnyEgress::default(),
                     queue_bytes: 0,
                     peak_ingress: 0,
-                    rr_last: 0,
                     flight: Fifo::new(),
                     fc,
                     fc_version: 0,
-                    relay_to,
                     rng: Rng::stream(cfg.seed, RNG_PORT, id as u64),
                     pint: crate::cc::PintPort::default(),
                     c: PortCounters::default(),
@@ -1164,7 +1162,9 @@ impl Simulation {
         // `try_send` on the port, which schedules it.
         let end = now + tx;
         if !p.is_host {
-            if p.ctrl.is_empty() && p.backlog == 0 {
+            // `queue_bytes` is 0 exactly when the egress has no backlog.
+            debug_assert_eq!(p.queue_bytes == 0, !p.egress.has_backlog());
+            if p.ctrl.is_empty() && p.queue_bytes == 0 {
                 p.unscheduled_end = end;
                 p.unscheduled_seq = self.q.reserve();
             } else {
@@ -1272,8 +1272,7 @@ impl Simulation {
     pub(crate) fn apply_fc_outbox(&mut self, port: u32) {
         // Most hooks emit nothing: skip the take-and-return of the outbox
         // (inline check, out-of-line work).
-        let o = &self.outbox;
-        if o.frames.is_empty() && o.timer.is_none() && !o.wake {
+        if self.outbox.is_empty() {
             return;
         }
         self.apply_fc_outbox_slow(port);
@@ -1283,6 +1282,13 @@ impl Simulation {
     fn apply_fc_outbox_slow(&mut self, port: u32) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.outbox);
+        // Frames relayed out of another port go first (a Swing relay sends
+        // on what it receives before it acts on it).
+        for (to, f) in out.forward.drain(..) {
+            self.ports[to as usize].ctrl.push_back(f);
+            self.kick.push(to);
+        }
+        let flush = std::mem::take(&mut out.flush);
         let p = &mut self.ports[port as usize];
         let mut kick = out.wake;
         for f in out.frames.drain(..) {
@@ -1298,6 +1304,51 @@ impl Simulation {
         self.outbox = out;
         if kick {
             self.kick.push(port);
+        }
+        for key in flush {
+            self.flush_queue(port, key);
+        }
+    }
+
+    /// Empty the queue `key` of `port`'s egress: each frame is dropped,
+    /// counted in `flushed`, and released from the switch buffer as if it
+    /// had left (so its ingress may resume its upstream).
+    #[inline(never)]
+    fn flush_queue(&mut self, port: u32, key: crate::wire::QueueKey) {
+        let mut gone = Vec::new();
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        p.egress.flush(key, &mut gone);
+        if gone.is_empty() {
+            return;
+        }
+        if let Some(m) = self.qlen.as_mut() {
+            m.before_change(port, now, p.queue_bytes);
+        }
+        p.queue_bytes -= gone.iter().map(|f| u64::from(f.size)).sum::<u64>();
+        p.c.flushed += gone.len() as u64;
+        let (out_local, sw_id, is_host) = (p.local as usize, usize::from(p.owner), p.is_host);
+        for f in gone {
+            self.int_release(f.int);
+            let class = usize::from(f.class);
+            if is_host || class == 0 {
+                continue;
+            }
+            let in_local = usize::from(f.ingress);
+            let sw = &mut self.switches[sw_id];
+            let (_, state) = sw
+                .mmu
+                .release_state(in_local, out_local, class, u64::from(f.size));
+            let in_port = sw.first_port + in_local as u32;
+            if self.ports[in_port as usize].fc.after_release_emits(
+                now,
+                crate::wire::QueueKey::of(&f),
+                f.size,
+                state,
+                &mut self.outbox,
+            ) {
+                self.apply_fc_outbox(in_port);
+            }
         }
     }
 
@@ -1319,7 +1370,9 @@ impl Simulation {
                     below_xon: true,
                 },
             };
-            self.ports[port as usize].fc.on_timer(now, &state, &mut out);
+            let p = &mut self.ports[port as usize];
+            p.fc.on_timer(now, &state, &mut out);
+            p.egress.on_timer(now);
         }
         self.outbox = out;
         self.apply_fc_outbox(port);
@@ -1341,17 +1394,11 @@ impl Simulation {
                 pause: pkt.pfc_quanta() > 0,
             });
         }
-        let relay_to = self.ports[port as usize].relay_to;
-        if relay_to != u32::MAX {
-            // Swing §3.2: relayed unchanged, at once, ahead of data.
-            self.ports[relay_to as usize].ctrl.push_back(*pkt);
-            self.kick.push(relay_to);
-        }
         let rate = self.ports[port as usize].rate;
         let mut out = std::mem::take(&mut self.outbox);
-        self.ports[port as usize]
-            .fc
-            .on_ctrl(now, pkt, rate, &mut out);
+        let p = &mut self.ports[port as usize];
+        p.fc.on_ctrl(now, pkt, rate, &mut out);
+        p.egress.on_ctrl(now, pkt);
         self.outbox = out;
         self.apply_fc_outbox(port);
         self.try_send(port);

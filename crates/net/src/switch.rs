@@ -1,11 +1,11 @@
 //! The switch: output-queued, 8 classes per port, shared-buffer MMU,
 //! RED/ECN at dequeue, ECMP over precomputed next hops (§2.4).
 
-use crate::fc::FlowControl;
+use crate::egress::Egress;
+use crate::fc::{FlowControl, IngressState};
 use crate::hash::{host_ip, murmur3_32};
-use crate::mmu::IngressState;
 use crate::sim::{Simulation, Switch};
-use crate::wire::{IntHop, Packet, PacketKind, NO_INT, N_CLASSES};
+use crate::wire::{IntHop, Packet, PacketKind, QueueKey, NO_INT};
 
 /// What the MMU's release of a departing frame says
 /// ([`Simulation::switch_depart_with`]).
@@ -83,10 +83,13 @@ impl Simulation {
                 in_reserve = Some(admitted.state);
             }
             let now = self.now;
-            if ip
-                .fc
-                .after_admit_emits(now, class, pkt.size, admitted.state, &mut self.outbox)
-            {
+            if ip.fc.after_admit_emits(
+                now,
+                QueueKey::of(pkt),
+                pkt.size,
+                admitted.state,
+                &mut self.outbox,
+            ) {
                 self.apply_fc_outbox(in_port);
             }
         }
@@ -94,22 +97,19 @@ impl Simulation {
         let op = &mut self.ports[out_port as usize];
         op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes + size);
         // An idle egress with nothing queued would dequeue this frame at
-        // once (the round robin finds only its class): skip the queue's
-        // push and pop, and do everything else as `try_send` would.
+        // once if flow control lets it go (`Egress::pass`): skip the
+        // queue's push and pop, and do everything else as `try_send` would.
         let may_start = Simulation::may_start(op, &mut self.q, now, out_port);
         if may_start
             && op.ctrl.is_empty()
-            && op.backlog == 0
-            && (class == 0 || op.fc.may_send(now, class, pkt.size))
+            && op.queue_bytes == 0
+            && op.egress.pass(now, pkt, &op.fc)
         {
             // The queue would grow by `size` and shrink back at the same
             // time: the monitor hears of one change from the same length
             // (the second of the pair credits no sample).
             if let Some(m) = self.qlen.as_mut() {
                 m.before_change(out_port, now, op.queue_bytes);
-            }
-            if class != 0 {
-                op.rr_last = class as u8;
             }
             match in_reserve {
                 Some(state) => self.pass_and_transmit(out_port, class, pkt, in_port, state),
@@ -128,8 +128,7 @@ impl Simulation {
             m.before_change(out_port, now, op.queue_bytes);
         }
         op.queue_bytes += size;
-        op.queues[class].push_back(*pkt);
-        op.backlog |= 1 << class;
+        op.egress.enqueue(pkt);
         if may_start {
             self.try_send(out_port);
         } else {
@@ -140,47 +139,18 @@ impl Simulation {
         }
     }
 
-    /// Pick the next data frame of switch port `port`: class 0 first, then
-    /// round robin over classes 1..7 that are not paused (peer `DequeueRR`).
+    /// Take the next frame of switch port `port`'s egress, as its queueing
+    /// scheme and flow control allow (`Egress::dequeue`).
     pub(crate) fn switch_dequeue(&mut self, port: u32) -> Option<Packet> {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let class = if p.backlog & 1 != 0 {
-            0
-        } else {
-            // Round robin from rr_last + 1 over the non-empty classes: a
-            // bitmask rotated so that bit i is class rr_last + 1 + i; ask
-            // flow control only about classes with frames.
-            let backlog = u32::from(p.backlog);
-            let shift = (usize::from(p.rr_last) + 1) % N_CLASSES;
-            let both = backlog | (backlog << N_CLASSES);
-            let mut rot = (both >> shift) & ((1 << N_CLASSES) - 1);
-            let mut found = None;
-            while rot != 0 {
-                let c = (shift + rot.trailing_zeros() as usize) % N_CLASSES;
-                let head = p.queues[c].front().expect("a backlogged class");
-                if p.fc.may_send(now, c, head.size) {
-                    found = Some(c);
-                    break;
-                }
-                rot &= rot - 1;
-            }
-            let c = found?;
-            p.rr_last = c as u8;
-            c
-        };
-        let queue = &mut p.queues[class];
-        let pkt = queue.pop_front().expect("non-empty");
-        if queue.is_empty() {
-            p.backlog &= !(1 << class);
-        }
+        let mut pkt = p.egress.dequeue(now, &p.fc)?;
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(port, now, p.queue_bytes);
         }
         p.queue_bytes -= size;
-        let mut pkt = pkt;
-        self.switch_depart(port, class, &mut pkt);
+        self.switch_depart(port, usize::from(pkt.class), &mut pkt);
         Some(pkt)
     }
 
@@ -211,7 +181,7 @@ impl Simulation {
         state: IngressState,
     ) {
         self.switch_depart_with(port, class, pkt, |switches, sw_id, _, out_local, _| {
-            // The egress has nothing queued (`backlog` is 0), and its MMU
+            // The egress has nothing queued (`queue_bytes` is 0), and its MMU
             // bytes are those of its queued frames: none are left after
             // this one, so RED/ECN cannot mark it (and draws nothing).
             debug_assert_eq!(switches[sw_id].mmu.egress_bytes(out_local, class), 0);
@@ -277,7 +247,7 @@ impl Simulation {
         if class == 0 {
             return;
         }
-        p.fc.on_send(now, class, pkt.size);
+        p.fc.on_send(now, QueueKey::of(pkt), pkt.size);
         let in_local = pkt.ingress as usize;
         let Released { q, state, in_port } =
             release(&mut self.switches, sw_id, in_local, out_local, size);
@@ -319,7 +289,7 @@ impl Simulation {
         // The ingress may now be below XON.
         if self.ports[in_port as usize].fc.after_release_emits(
             now,
-            class,
+            QueueKey::of(pkt),
             pkt.size,
             state,
             &mut self.outbox,

@@ -21,6 +21,57 @@ pub const CREDIT_FRAME_BYTES: u32 = 64;
 /// Number of priority classes per port (IEEE 802.1Q).
 pub const N_CLASSES: usize = 8;
 
+/// Which queue of a port a frame belongs to, or a hook speaks of: a
+/// priority class, or one flow within a class. Class-based schemes (PFC,
+/// CBFC, Bifrost) read [`QueueKey::class`] alone; per-flow schemes also
+/// read [`QueueKey::flow`]. (A struct rather than an enum: the class is
+/// read on every hop, and a field read costs no branch.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QueueKey {
+    class: u8,
+    /// The flow id, or [`QueueKey::WHOLE_CLASS`].
+    flow: u32,
+}
+
+impl QueueKey {
+    /// `flow` of a key that names a whole class.
+    const WHOLE_CLASS: u32 = u32::MAX;
+
+    /// Every frame of priority class `class`.
+    #[inline(always)]
+    pub const fn of_class(class: u8) -> QueueKey {
+        QueueKey {
+            class,
+            flow: Self::WHOLE_CLASS,
+        }
+    }
+
+    /// The frames of flow `flow` (its id, [`Packet::flow`]) in `class`.
+    #[inline(always)]
+    pub const fn of_flow(class: u8, flow: u32) -> QueueKey {
+        QueueKey { class, flow }
+    }
+
+    /// The frame's own key, naming its flow (what ingress hooks get: a
+    /// class-based scheme reads the class, a per-flow one the flow too).
+    #[inline(always)]
+    pub fn of(pkt: &Packet) -> QueueKey {
+        QueueKey::of_flow(pkt.class, pkt.flow)
+    }
+
+    /// The priority class.
+    #[inline(always)]
+    pub fn class(self) -> usize {
+        usize::from(self.class)
+    }
+
+    /// The flow, if the key names one.
+    #[inline(always)]
+    pub fn flow(self) -> Option<u32> {
+        (self.flow != Self::WHOLE_CLASS).then_some(self.flow)
+    }
+}
+
 /// Maximum INT hops a packet carries (the peer's `IntHeader::maxHop`, §2.3).
 pub const MAX_INT_HOPS: usize = 5;
 

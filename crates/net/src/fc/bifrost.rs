@@ -19,10 +19,10 @@
 //! a Bifrost port (§2.7).
 
 use super::pfc::quanta_duration;
+use super::pfc::PfcMode;
+use super::IngressState;
 use super::{FcCounters, FcOutbox, FlowControl, Pfc};
-use crate::config::PfcMode;
-use crate::mmu::IngressState;
-use crate::wire::Packet;
+use crate::wire::{Packet, QueueKey};
 use engine::units::MAX_BYTES;
 use engine::{Delta, Rate, Time};
 use std::collections::VecDeque;
@@ -493,8 +493,8 @@ impl FlowControl for Bifrost {
     }
 
     #[inline]
-    fn may_send(&self, now: Time, class: usize, bytes: u32) -> bool {
-        self.up.may_send(now, class, bytes)
+    fn may_send(&self, now: Time, key: QueueKey, bytes: u32) -> bool {
+        self.up.may_send(now, key, bytes)
     }
 
     fn on_ctrl(&mut self, now: Time, frame: &Packet, rate: Rate, out: &mut FcOutbox) {
@@ -510,11 +510,12 @@ impl FlowControl for Bifrost {
     fn after_admit(
         &mut self,
         _now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         _s: IngressState,
         _out: &mut FcOutbox,
     ) {
+        let class = key.class();
         if class == self.cfg.class as usize {
             self.rx_slot += u64::from(bytes);
             self.l += u64::from(bytes);
@@ -524,11 +525,12 @@ impl FlowControl for Bifrost {
     fn after_release(
         &mut self,
         _now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         _s: IngressState,
         _out: &mut FcOutbox,
     ) {
+        let class = key.class();
         if class == self.cfg.class as usize {
             self.l -= u64::from(bytes);
         }

@@ -35,9 +35,9 @@
 //! good), and the update frame is a 64 B Ethernet-size frame
 //! ([`crate::wire::CREDIT_FRAME_BYTES`]).
 
+use super::IngressState;
 use super::{FcCounters, FcOutbox, FlowControl};
-use crate::mmu::IngressState;
-use crate::wire::{Packet, PacketKind, N_CLASSES};
+use crate::wire::{Packet, PacketKind, QueueKey, N_CLASSES};
 use engine::{Delta, Rate, Time};
 
 /// Settings of one CBFC port.
@@ -231,11 +231,13 @@ impl FlowControl for Cbfc {
     }
 
     #[inline]
-    fn may_send(&self, _now: Time, class: usize, bytes: u32) -> bool {
+    fn may_send(&self, _now: Time, key: QueueKey, bytes: u32) -> bool {
+        let class = key.class();
         !self.controlled(class) || self.credits(class) >= self.blocks(bytes)
     }
 
-    fn on_send(&mut self, _now: Time, class: usize, bytes: u32) {
+    fn on_send(&mut self, _now: Time, key: QueueKey, bytes: u32) {
+        let class = key.class();
         if self.controlled(class) {
             debug_assert!(
                 self.credits(class) >= self.blocks(bytes),
@@ -259,11 +261,12 @@ impl FlowControl for Cbfc {
     fn after_admit(
         &mut self,
         now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         _s: IngressState,
         out: &mut FcOutbox,
     ) {
+        let class = key.class();
         if !self.controlled(class) {
             return;
         }
@@ -286,11 +289,12 @@ impl FlowControl for Cbfc {
     fn after_release(
         &mut self,
         now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         _s: IngressState,
         out: &mut FcOutbox,
     ) {
+        let class = key.class();
         if !self.controlled(class) {
             return;
         }
@@ -339,10 +343,13 @@ mod tests {
         let mut d = Cbfc::new(CbfcConfig::ideal(64 * 100));
         let mut u = Cbfc::new(CbfcConfig::ideal(64 * 100));
         assert!(
-            !u.may_send(Time::ZERO, 3, 64),
+            !u.may_send(Time::ZERO, QueueKey::of_class(3), 64),
             "no credit before the first update"
         );
-        assert!(u.may_send(Time::ZERO, 0, 64), "class 0 is never limited");
+        assert!(
+            u.may_send(Time::ZERO, QueueKey::of_class(0), 64),
+            "class 0 is never limited"
+        );
         let mut out = FcOutbox::default();
         d.on_start(Time::ZERO, &mut out);
         assert_eq!(out.frames.len(), 7);
@@ -350,23 +357,23 @@ mod tests {
         assert_eq!(u.credits(3), 100);
         // 1048 B = 17 blocks; five such frames use 85, a sixth does not fit.
         for _ in 0..5 {
-            assert!(u.may_send(Time::ZERO, 3, 1048));
-            u.on_send(Time::ZERO, 3, 1048);
-            d.after_admit(Time::ZERO, 3, 1048, S, &mut out);
+            assert!(u.may_send(Time::ZERO, QueueKey::of_class(3), 1048));
+            u.on_send(Time::ZERO, QueueKey::of_class(3), 1048);
+            d.after_admit(Time::ZERO, QueueKey::of_class(3), 1048, S, &mut out);
         }
         assert_eq!(u.credits(3), 15);
-        assert!(!u.may_send(Time::ZERO, 3, 1048));
+        assert!(!u.may_send(Time::ZERO, QueueKey::of_class(3), 1048));
         assert!(out.frames.is_empty(), "admits do not move FCCL");
         // Two releases free 34 blocks ≥ 32: one update.
-        d.after_release(Time::ZERO, 3, 1048, S, &mut out);
+        d.after_release(Time::ZERO, QueueKey::of_class(3), 1048, S, &mut out);
         assert!(out.frames.is_empty());
         assert_eq!(out.timer, Some(Time::from_ns(1000)), "flush armed");
-        d.after_release(Time::ZERO, 3, 1048, S, &mut out);
+        d.after_release(Time::ZERO, QueueKey::of_class(3), 1048, S, &mut out);
         assert_eq!(out.frames.len(), 1);
         deliver(&mut out, &mut u);
         assert_eq!(u.credits(3), 15 + 34);
         // A third release is flushed by the timer.
-        d.after_release(Time::ZERO, 3, 1048, S, &mut out);
+        d.after_release(Time::ZERO, QueueKey::of_class(3), 1048, S, &mut out);
         assert!(out.frames.is_empty());
         d.on_timer(Time::from_ns(1000), &|_| S, &mut out);
         assert_eq!(out.frames.len(), 1);
@@ -390,13 +397,16 @@ mod tests {
         // Send and release far past 2^4 blocks: credits stay right across
         // the wrap of both counters.
         for i in 0..100 {
-            assert!(u.may_send(Time::ZERO, 3, 64 * 5), "step {i}");
-            u.on_send(Time::ZERO, 3, 64 * 5);
-            d.after_admit(Time::ZERO, 3, 64 * 5, S, &mut out);
+            assert!(
+                u.may_send(Time::ZERO, QueueKey::of_class(3), 64 * 5),
+                "step {i}"
+            );
+            u.on_send(Time::ZERO, QueueKey::of_class(3), 64 * 5);
+            d.after_admit(Time::ZERO, QueueKey::of_class(3), 64 * 5, S, &mut out);
             deliver(&mut out, &mut u);
             // Free stays ≥ 15, so each arrival slides the window by 5.
             assert_eq!(u.credits(3), 15, "step {i}");
-            d.after_release(Time::ZERO, 3, 64 * 5, S, &mut out);
+            d.after_release(Time::ZERO, QueueKey::of_class(3), 64 * 5, S, &mut out);
             deliver(&mut out, &mut u);
         }
         assert!(u.fctbs[3] > 16 * 20);

@@ -16,17 +16,29 @@
 mod bifrost;
 mod cbfc;
 mod pfc;
+mod swing;
 
 pub use bifrost::{
     write_trace_csv, Bifrost, BifrostConfig, BifrostParams, BifrostReading, BifrostSlot,
     PauseDelay, MAX_SLOTS_PER_RTT,
 };
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
-pub use pfc::{quanta_duration, Pfc};
+pub use pfc::{quanta_duration, Pfc, PfcMode};
+pub use swing::SwingRelay;
 
-use crate::mmu::IngressState;
-use crate::wire::{Packet, N_CLASSES};
+use crate::wire::{Packet, QueueKey, N_CLASSES};
 use engine::{Rate, Time};
+
+/// What the ingress's buffer (the switch MMU) says about an (ingress port, class) after a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IngressState {
+    /// Over XOFF: headroom in use or shared use at the threshold (peer
+    /// `CheckShouldPause`, without its paused flag).
+    pub over_xoff: bool,
+    /// Below XON: headroom empty and shared use + offset ≤ threshold, or no
+    /// shared use (peer `CheckShouldResume`).
+    pub below_xon: bool,
+}
 
 /// What a flow-control hook asks the simulation to do.
 #[derive(Debug, Default)]
@@ -37,6 +49,25 @@ pub struct FcOutbox {
     pub timer: Option<Time>,
     /// The egress may have become able to send: try to transmit.
     pub wake: bool,
+    /// Control frames to send out of another port of the same node, ahead
+    /// of its data: (port id, frame). A Swing relay forwards this way.
+    pub forward: Vec<(u32, Packet)>,
+    /// Queues of this port's egress to empty, their frames dropped and
+    /// released from the switch buffer (a watchdog that gives up on a
+    /// stuck queue).
+    pub flush: Vec<QueueKey>,
+}
+
+impl FcOutbox {
+    /// Whether a hook put nothing here.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+            && self.timer.is_none()
+            && !self.wake
+            && self.forward.is_empty()
+            && self.flush.is_empty()
+    }
 }
 
 /// Per-class flow-control counters of one port.
@@ -63,12 +94,12 @@ pub trait FlowControl {
     fn on_start(&mut self, _now: Time, _out: &mut FcOutbox) {}
     /// Upstream egress: may a frame of `class` and `bytes` on the wire start
     /// now?
-    fn may_send(&self, _now: Time, _class: usize, _bytes: u32) -> bool {
+    fn may_send(&self, _now: Time, _key: QueueKey, _bytes: u32) -> bool {
         true
     }
     /// Upstream egress: a frame of `class` (not class 0) and `bytes` was
     /// taken for transmission (credit accounting).
-    fn on_send(&mut self, _now: Time, _class: usize, _bytes: u32) {}
+    fn on_send(&mut self, _now: Time, _key: QueueKey, _bytes: u32) {}
     /// Upstream egress: a control frame arrived on this port's link.
     /// `rate` is the link's rate (quanta are bit-times of it).
     fn on_ctrl(&mut self, _now: Time, _frame: &Packet, _rate: Rate, _out: &mut FcOutbox) {}
@@ -77,7 +108,7 @@ pub trait FlowControl {
     fn after_admit(
         &mut self,
         _now: Time,
-        _class: usize,
+        _key: QueueKey,
         _bytes: u32,
         _s: IngressState,
         _out: &mut FcOutbox,
@@ -88,7 +119,7 @@ pub trait FlowControl {
     fn after_release(
         &mut self,
         _now: Time,
-        _class: usize,
+        _key: QueueKey,
         _bytes: u32,
         _s: IngressState,
         _out: &mut FcOutbox,
@@ -125,6 +156,9 @@ pub enum AnyFc {
     Cbfc(Cbfc),
     /// Bifrost's downstream slot loop on a long-haul ingress (seed-000 §2.4).
     Bifrost(Bifrost),
+    /// A Swing relay's local port: its own flow control, and every control
+    /// frame it receives sent on out of the relay's other port.
+    Swing(SwingRelay),
 }
 
 impl AnyFc {
@@ -136,11 +170,12 @@ impl AnyFc {
     pub fn after_admit_emits(
         &mut self,
         now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         s: IngressState,
         out: &mut FcOutbox,
     ) -> bool {
+        let class = key.class();
         // The other kinds call `unlikely`, so that the compiler tests for
         // PFC (nearly every switch hop) first with a compare and a branch,
         // before the jump through a table that a `match` compiles to.
@@ -152,7 +187,7 @@ impl AnyFc {
             }
             _ => {
                 unlikely();
-                self.after_admit(now, class, bytes, s, out);
+                self.after_admit(now, key, bytes, s, out);
                 true
             }
         }
@@ -164,11 +199,12 @@ impl AnyFc {
     pub fn after_release_emits(
         &mut self,
         now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         s: IngressState,
         out: &mut FcOutbox,
     ) -> bool {
+        let class = key.class();
         // PFC first, as in `after_admit_emits`.
         match self {
             AnyFc::Pfc(f) => f.release_emits(class, s, out),
@@ -178,7 +214,7 @@ impl AnyFc {
             }
             _ => {
                 unlikely();
-                self.after_release(now, class, bytes, s, out);
+                self.after_release(now, key, bytes, s, out);
                 true
             }
         }
@@ -199,6 +235,7 @@ macro_rules! each {
             AnyFc::Pfc($f) => $e,
             AnyFc::Cbfc($f) => $e,
             AnyFc::Bifrost($f) => $e,
+            AnyFc::Swing($f) => $e,
         }
     };
 }
@@ -210,12 +247,16 @@ impl FlowControl for AnyFc {
     // Called in the schedulers' scan loops: inlined, or those loops lose
     // their optimisations (measured: +8% instructions per event).
     #[inline(always)]
-    fn may_send(&self, now: Time, class: usize, bytes: u32) -> bool {
-        each!(self, f => f.may_send(now, class, bytes))
+    fn may_send(&self, now: Time, key: QueueKey, bytes: u32) -> bool {
+        // PFC first with a compare and a branch, as in `after_admit_emits`.
+        if let AnyFc::Pfc(f) = self {
+            return f.may_send(now, key, bytes);
+        }
+        each!(self, f => f.may_send(now, key, bytes))
     }
     #[inline]
-    fn on_send(&mut self, now: Time, class: usize, bytes: u32) {
-        each!(self, f => f.on_send(now, class, bytes))
+    fn on_send(&mut self, now: Time, key: QueueKey, bytes: u32) {
+        each!(self, f => f.on_send(now, key, bytes))
     }
     fn on_ctrl(&mut self, now: Time, frame: &Packet, rate: Rate, out: &mut FcOutbox) {
         each!(self, f => f.on_ctrl(now, frame, rate, out))
@@ -224,23 +265,23 @@ impl FlowControl for AnyFc {
     fn after_admit(
         &mut self,
         now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         s: IngressState,
         out: &mut FcOutbox,
     ) {
-        each!(self, f => f.after_admit(now, class, bytes, s, out))
+        each!(self, f => f.after_admit(now, key, bytes, s, out))
     }
     #[inline]
     fn after_release(
         &mut self,
         now: Time,
-        class: usize,
+        key: QueueKey,
         bytes: u32,
         s: IngressState,
         out: &mut FcOutbox,
     ) {
-        each!(self, f => f.after_release(now, class, bytes, s, out))
+        each!(self, f => f.after_release(now, key, bytes, s, out))
     }
     fn on_timer(&mut self, now: Time, s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
         each!(self, f => f.on_timer(now, s, out))

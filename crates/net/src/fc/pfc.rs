@@ -14,11 +14,27 @@
 //! Frames are real 64-byte frames, sent ahead of data but never preempting a
 //! frame on the wire. Class 0 carries control and is never paused.
 
+use super::IngressState;
 use super::{FcCounters, FcOutbox, FlowControl};
-use crate::config::PfcMode;
-use crate::mmu::IngressState;
-use crate::wire::{Packet, PacketKind, N_CLASSES};
+use crate::wire::{Packet, PacketKind, QueueKey, N_CLASSES};
 use engine::{Delta, Rate, Time};
+
+/// How a paused upstream port interprets a PFC frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PfcMode {
+    /// The peer's semantics (HPCC ns-3 simulator, PFC): a pause holds until an explicit resume;
+    /// the pause-time field is ignored.
+    UntilResume,
+    /// IEEE 802.1Qbb: a pause lasts `quanta` × 512 bit-times of the link and
+    /// expires unless refreshed; the downstream refreshes it while congested
+    /// and sends quanta 0 to resume early.
+    Quanta {
+        /// Pause time carried in XOFF frames.
+        quanta: u16,
+        /// The downstream re-sends XOFF after this fraction of the pause time.
+        refresh_fraction: f64,
+    },
+}
 
 /// PFC state of one port: its upstream (obeying) and downstream (sending)
 /// halves. `repr(C)`, what every frame reads first: `may_send`,
@@ -175,7 +191,8 @@ impl FlowControl for Pfc {
     // The hooks every frame calls are inlined, with their rare actions
     // (sending XOFF or XON) out of line: most frames only test a flag.
     #[inline(always)]
-    fn may_send(&self, now: Time, class: usize, _bytes: u32) -> bool {
+    fn may_send(&self, now: Time, key: QueueKey, _bytes: u32) -> bool {
+        let class = key.class();
         // The mode matters only while paused: read it only then.
         !bit(self.paused, class)
             || match self.mode {
@@ -209,11 +226,12 @@ impl FlowControl for Pfc {
     fn after_admit(
         &mut self,
         now: Time,
-        class: usize,
+        key: QueueKey,
         _bytes: u32,
         s: IngressState,
         out: &mut FcOutbox,
     ) {
+        let class = key.class();
         self.admit_emits(now, class, s, out);
     }
 
@@ -221,11 +239,12 @@ impl FlowControl for Pfc {
     fn after_release(
         &mut self,
         _now: Time,
-        class: usize,
+        key: QueueKey,
         _bytes: u32,
         s: IngressState,
         out: &mut FcOutbox,
     ) {
+        let class = key.class();
         self.release_emits(class, s, out);
     }
 
@@ -286,14 +305,14 @@ mod tests {
     fn xoff_once_then_xon_once() {
         let mut p = Pfc::new(PfcMode::UntilResume, Rate::gbps(100), true);
         let mut out = FcOutbox::default();
-        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
-        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
+        p.after_admit(Time::ZERO, QueueKey::of_class(3), 1000, OVER, &mut out);
+        p.after_admit(Time::ZERO, QueueKey::of_class(3), 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1);
         assert_eq!(out.frames[0].pfc_class(), 3);
         assert!(out.frames[0].pfc_quanta() > 0);
-        p.after_release(Time::ZERO, 3, 1000, OVER, &mut out);
+        p.after_release(Time::ZERO, QueueKey::of_class(3), 1000, OVER, &mut out);
         assert_eq!(out.frames.len(), 1, "no XON while above XON");
-        p.after_release(Time::ZERO, 3, 1000, BELOW, &mut out);
+        p.after_release(Time::ZERO, QueueKey::of_class(3), 1000, BELOW, &mut out);
         assert_eq!(out.frames.len(), 2);
         assert_eq!(out.frames[1].pfc_quanta(), 0);
     }
@@ -303,15 +322,15 @@ mod tests {
         let mut p = Pfc::new(PfcMode::UntilResume, Rate::gbps(100), false);
         let mut out = FcOutbox::default();
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 5), Rate::gbps(100), &mut out);
-        assert!(!p.may_send(Time::from_ns(1_000_000), 3, 1000));
-        assert!(p.may_send(Time::ZERO, 0, 1000));
+        assert!(!p.may_send(Time::from_ns(1_000_000), QueueKey::of_class(3), 1000));
+        assert!(p.may_send(Time::ZERO, QueueKey::of_class(0), 1000));
         p.on_ctrl(
             Time::from_ns(700),
             &Packet::pfc(3, 0),
             Rate::gbps(100),
             &mut out,
         );
-        assert!(p.may_send(Time::from_ns(700), 3, 1000));
+        assert!(p.may_send(Time::from_ns(700), QueueKey::of_class(3), 1000));
         assert_eq!(p.counters(Time::from_ns(900)).paused_ps[3], 700_000);
     }
 
@@ -327,11 +346,11 @@ mod tests {
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 100), rate, &mut out);
         // 100 quanta × 512 bit / 100 Gb/s = 512 ns.
         assert_eq!(out.timer, Some(Time::from_ns(512)));
-        assert!(!p.may_send(Time::from_ns(511), 3, 1000));
-        assert!(p.may_send(Time::from_ns(512), 3, 1000));
+        assert!(!p.may_send(Time::from_ns(511), QueueKey::of_class(3), 1000));
+        assert!(p.may_send(Time::from_ns(512), QueueKey::of_class(3), 1000));
         // A refresh at 300 ns extends it to 812 ns.
         p.on_ctrl(Time::from_ns(300), &Packet::pfc(3, 100), rate, &mut out);
-        assert!(!p.may_send(Time::from_ns(700), 3, 1000));
+        assert!(!p.may_send(Time::from_ns(700), QueueKey::of_class(3), 1000));
         let mut out = FcOutbox::default();
         p.on_timer(Time::from_ns(812), &|_| BELOW, &mut out);
         assert!(out.wake);
@@ -353,17 +372,17 @@ mod tests {
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 7813), rate, &mut out);
         // 7813 × 512 bit / 400 Gb/s = 10.00064 µs (seed-000 §2.6).
         assert_eq!(out.timer, Some(Time(10_000_640)));
-        assert!(!p.may_send(Time(10_000_639), 3, 1048));
+        assert!(!p.may_send(Time(10_000_639), QueueKey::of_class(3), 1048));
         // 1 µs later, 100 quanta (128 ns) replace the rest of the pause.
         p.on_ctrl(Time::from_ns(1000), &Packet::pfc(3, 100), rate, &mut out);
         assert_eq!(out.timer, Some(Time::from_ns(1128)));
-        assert!(!p.may_send(Time::from_ns(1127), 3, 1048));
-        assert!(p.may_send(Time::from_ns(1128), 3, 1048));
+        assert!(!p.may_send(Time::from_ns(1127), QueueKey::of_class(3), 1048));
+        assert!(p.may_send(Time::from_ns(1128), QueueKey::of_class(3), 1048));
         // A longer one extends it; a zero resumes at once.
         p.on_ctrl(Time::from_ns(1100), &Packet::pfc(3, 7813), rate, &mut out);
-        assert!(!p.may_send(Time::from_ns(5000), 3, 1048));
+        assert!(!p.may_send(Time::from_ns(5000), QueueKey::of_class(3), 1048));
         p.on_ctrl(Time::from_ns(5000), &Packet::pfc(3, 0), rate, &mut out);
-        assert!(p.may_send(Time::from_ns(5000), 3, 1048));
+        assert!(p.may_send(Time::from_ns(5000), QueueKey::of_class(3), 1048));
         assert_eq!(p.counters(Time::from_ns(6000)).paused_ps[3], 5_000_000);
     }
 
@@ -375,7 +394,7 @@ mod tests {
         };
         let mut p = Pfc::new(mode, Rate::gbps(100), true);
         let mut out = FcOutbox::default();
-        p.after_admit(Time::ZERO, 3, 1000, OVER, &mut out);
+        p.after_admit(Time::ZERO, QueueKey::of_class(3), 1000, OVER, &mut out);
         assert_eq!(out.timer, Some(Time::from_ns(256)));
         let mut out2 = FcOutbox::default();
         p.on_timer(Time::from_ns(256), &|_| OVER, &mut out2);
