@@ -3,7 +3,8 @@
 //! recomputed over the links still up, and a switch with no route left for
 //! a packet drops it. Frames already on the wire still arrive.
 
-use crate::sim::{install_routes, Simulation};
+use crate::build::install_routes;
+use crate::sim::Simulation;
 
 impl Simulation {
     pub(crate) fn link_down(&mut self, k: usize) {

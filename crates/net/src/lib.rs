@@ -17,22 +17,28 @@ pub mod qlen;
 pub mod transport;
 pub mod wire;
 
+mod build;
 mod failure;
 mod fifo;
 mod int_pool;
 mod nic;
+mod observe;
+mod port;
+mod qp;
 mod results;
 mod route;
 mod sim;
 mod switch;
 
+pub use build::BuildError;
 pub use config::{
     BufferConfig, EcnConfig, EcnThreshold, FcChoice, Headroom, IrnConfig, NetConfig, NicConfig,
     PfcConfig, PfcMode, PortRule, PortSettings, Transport,
 };
 pub use nic::model::NicModel;
+pub use port::{PortCounters, TxLogEntry};
 pub use results::{FlowOutcome, PfcLogEntry, PortReport, ProgressInfo, RunResults};
-pub use sim::{BuildError, PortCounters, Simulation, TxLogEntry};
+pub use sim::Simulation;
 
 /// A hint to bring the cache line at `p` into L1; no effect on results.
 #[inline(always)]

@@ -17,9 +17,11 @@
 use crate::cc::CongestionControl;
 use crate::egress::Egress;
 use crate::fc::FlowControl;
-use crate::sim::{Event, Simulation};
+use crate::port::Port;
+use crate::qp::Qp;
 use crate::wire::N_CLASSES;
 use engine::{Delta, Rate, Time};
+use workload::FlowSpec;
 
 /// Which ports a [`MonitorConfig`] samples.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,12 +138,8 @@ pub(crate) struct Monitor {
     series: TimeSeries,
 }
 
-impl Simulation {
-    /// Record a time series as `cfg` says; read it with
-    /// [`Simulation::take_timeseries`] after the run. Call before running.
-    /// Fails, saying why, on a zero interval, a port that does not exist or
-    /// a class out of range.
-    pub fn monitor(&mut self, cfg: MonitorConfig) -> Result<(), String> {
+impl Monitor {
+    pub(crate) fn new(cfg: MonitorConfig, all_ports: &[Port]) -> Result<Monitor, String> {
         if cfg.interval == Delta::ZERO {
             return Err("the sampling interval must be greater than zero".into());
         }
@@ -152,19 +150,18 @@ impl Simulation {
             ));
         }
         let port_ids: Vec<u32> = match &cfg.ports {
-            MonitorPorts::AllSwitch => (0..self.ports.len() as u32)
-                .filter(|&p| !self.ports[p as usize].is_host)
+            MonitorPorts::AllSwitch => (0..all_ports.len() as u32)
+                .filter(|&p| !all_ports[p as usize].is_host)
                 .collect(),
-            MonitorPorts::All => (0..self.ports.len() as u32).collect(),
+            MonitorPorts::All => (0..all_ports.len() as u32).collect(),
             MonitorPorts::List(list) => {
                 let mut ids = Vec::with_capacity(list.len());
                 for &(node, local) in list {
-                    let id = self
-                        .ports
+                    let id = all_ports
                         .iter()
                         .position(|p| p.node == node && p.local == local)
                         .ok_or_else(|| {
-                            let n = self.ports.iter().filter(|p| p.node == node).count();
+                            let n = all_ports.iter().filter(|p| p.node == node).count();
                             if n == 0 {
                                 format!("node {node} does not exist")
                             } else {
@@ -182,7 +179,7 @@ impl Simulation {
         let ports = port_ids
             .iter()
             .map(|&id| {
-                let p = &self.ports[id as usize];
+                let p = &all_ports[id as usize];
                 MonitoredPort {
                     node: p.node,
                     port: p.local,
@@ -192,12 +189,12 @@ impl Simulation {
             .collect();
         let last_tx = port_ids
             .iter()
-            .map(|&id| self.ports[id as usize].c.tx_bytes)
+            .map(|&id| all_ports[id as usize].c.tx_bytes)
             .collect();
         // A baseline one interval before the first sample, so the first
         // throughput covers a whole interval where it can.
         let baseline = Time(cfg.start.ps().saturating_sub(cfg.interval.ps()));
-        self.monitor = Some(Box::new(Monitor {
+        Ok(Monitor {
             start: cfg.start,
             stop: cfg.stop.unwrap_or(Time::MAX),
             qp_rates: cfg.qp_rates,
@@ -212,31 +209,39 @@ impl Simulation {
                 qp_rates: cfg.qp_rates,
                 ..TimeSeries::default()
             },
-        }));
-        if baseline <= self.monitor.as_ref().map_or(Time::MAX, |m| m.stop) {
-            self.q.push(baseline.max(self.now), Event::Monitor);
-        }
-        Ok(())
+        })
     }
 
-    /// The time series recorded so far, if [`Simulation::monitor`] was
-    /// called; monitoring stops.
-    pub fn take_timeseries(&mut self) -> Option<TimeSeries> {
-        self.monitor.take().map(|m| m.series)
+    /// The time of the first sample, a baseline one interval before the
+    /// configured start; `None` if that is after the stop.
+    pub(crate) fn first_sample(&self) -> Option<Time> {
+        (self.last_time <= self.stop).then_some(self.last_time)
     }
 
-    /// The `Monitor` event: sample, then re-arm.
-    pub(crate) fn monitor_tick(&mut self) {
-        let now = self.now;
-        let Some(mut m) = self.monitor.take() else {
-            return;
-        };
+    /// The recorded series.
+    pub(crate) fn into_series(self) -> TimeSeries {
+        self.series
+    }
+
+    /// Take the sample of time `now` from `ports` and `qps` (`flows`
+    /// names the QPs' flows); return when to take the next one, if
+    /// sampling goes on (`more`: other events are pending, so something
+    /// can still change).
+    pub(crate) fn sample(
+        &mut self,
+        now: Time,
+        ports: &[Port],
+        qps: &[Qp],
+        flows: &[FlowSpec],
+        more: bool,
+    ) -> Option<Time> {
+        let m = self;
         if now >= m.start {
             let s = &mut m.series;
             s.times.push(now);
             s.elapsed.push(now.since(m.last_time));
             for (k, &id) in m.port_ids.iter().enumerate() {
-                let p = &self.ports[id as usize];
+                let p = &ports[id as usize];
                 let per_class = if p.is_host { 1 } else { 2 };
                 s.rows += 1 + per_class * s.classes.len() as u64;
                 s.tx_bytes.push(p.c.tx_bytes - m.last_tx[k]);
@@ -249,12 +254,12 @@ impl Simulation {
                 }
             }
             if m.qp_rates {
-                for (i, qp) in self.qps.iter().enumerate() {
+                for (i, qp) in qps.iter().enumerate() {
                     if qp.end.is_none() {
                         s.rows += 1;
                         s.qp.push(QpSample {
                             time: now,
-                            flow: self.flows[i].id,
+                            flow: flows[i].id,
                             src: qp.src,
                             dst: qp.dst,
                             rate: qp.cc.rate(),
@@ -264,7 +269,7 @@ impl Simulation {
             }
         } else {
             for (k, &id) in m.port_ids.iter().enumerate() {
-                m.last_tx[k] = self.ports[id as usize].c.tx_bytes;
+                m.last_tx[k] = ports[id as usize].c.tx_bytes;
             }
         }
         m.last_time = now;
@@ -277,141 +282,6 @@ impl Simulation {
             m.series.truncated_at = Some(now);
         }
         // Nothing else pending: nothing can change any more, stop sampling.
-        if next <= m.stop && !self.q.is_empty() && m.series.truncated_at.is_none() {
-            self.q.push(next, Event::Monitor);
-        }
-        self.monitor = Some(m);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::NetConfig;
-    use engine::Rate;
-    use workload::FlowSpec;
-
-    fn flow(id: u32, src: u32, dst: u32, size: u64) -> FlowSpec {
-        FlowSpec {
-            id,
-            src,
-            dst,
-            size,
-            start: Time::ZERO,
-            pg: 3,
-            dport: 100,
-        }
-    }
-
-    fn star_sim(flows: Vec<FlowSpec>) -> Simulation {
-        let topo = topo::star(4, Rate::gbps(100), Delta::from_us(1)).unwrap();
-        Simulation::new(&topo, flows, NetConfig::default()).unwrap()
-    }
-
-    fn cfg(ports: MonitorPorts) -> MonitorConfig {
-        MonitorConfig {
-            interval: Delta::from_us(1),
-            start: Time::ZERO,
-            stop: None,
-            ports,
-            classes: vec![3],
-            qp_rates: true,
-            max_rows: None,
-        }
-    }
-
-    #[test]
-    fn samples_queues_throughput_and_rates_without_changing_the_run() {
-        // 3-to-1 incast on a star: the switch port towards host 3 queues.
-        let flows = vec![
-            flow(0, 0, 3, 200_000),
-            flow(1, 1, 3, 200_000),
-            flow(2, 2, 3, 200_000),
-        ];
-        let mut plain = star_sim(flows.clone());
-        plain.run();
-        let mut sim = star_sim(flows);
-        sim.monitor(cfg(MonitorPorts::AllSwitch)).unwrap();
-        sim.run();
-        let a = plain.results();
-        let b = sim.results();
-        assert_eq!(a.flows, b.flows);
-        assert_eq!(a.completion_order, b.completion_order);
-
-        let ts = sim.take_timeseries().unwrap();
-        assert_eq!(ts.ports.len(), 4);
-        assert!(ts.ports.iter().all(|p| p.is_switch && p.node == 4));
-        let n = ts.times.len();
-        assert!(n > 10, "{n} samples");
-        assert_eq!(ts.times[0], Time::ZERO);
-        assert!(ts
-            .times
-            .windows(2)
-            .all(|w| w[1] - w[0] == Delta::from_us(1)));
-        assert_eq!(ts.queue.len(), n * 4);
-        assert_eq!(ts.tx_bytes.len(), n * 4);
-        // The port to host 3 is the one that queues and carries the data.
-        let to3 = ts.ports.iter().position(|p| p.port == 3).unwrap();
-        let peak = (0..n)
-            .map(|i| ts.queue[ts.class_index(i, to3, 0)])
-            .max()
-            .unwrap();
-        assert!(peak > 50_000, "peak queue {peak}");
-        let sent: u64 = (0..n).map(|i| ts.tx_bytes[ts.port_index(i, to3)]).sum();
-        assert!(sent >= 600_000, "{sent} bytes");
-        // No sample shows more than line rate over an interval.
-        for i in 1..n {
-            let bytes = ts.tx_bytes[ts.port_index(i, to3)];
-            assert!(bytes <= Rate::gbps(100).bytes_in(ts.elapsed[i]) + 1100);
-        }
-        // QP rates: line rate (cc none), only while a flow is active.
-        assert!(!ts.qp.is_empty());
-        assert!(ts
-            .qp
-            .iter()
-            .all(|q| q.rate == Rate::gbps(100) && q.dst == 3));
-        let last = b.flows.iter().filter_map(|f| f.end).max().unwrap();
-        assert!(*ts.times.last().unwrap() <= last);
-        assert_eq!(ts.rows, (n * 4 * 3 + ts.qp.len()) as u64);
-        assert_eq!(ts.truncated_at, None);
-    }
-
-    #[test]
-    fn a_port_list_is_checked_and_a_late_start_has_a_baseline() {
-        let mut sim = star_sim(vec![flow(0, 0, 1, 100_000)]);
-        let e = sim
-            .monitor(cfg(MonitorPorts::List(vec![(4, 9)])))
-            .unwrap_err();
-        assert!(e.contains("node 4 has no port 9"), "{e}");
-        let e = sim
-            .monitor(cfg(MonitorPorts::List(vec![(9, 0)])))
-            .unwrap_err();
-        assert!(e.contains("node 9 does not exist"), "{e}");
-        let mut c = cfg(MonitorPorts::List(vec![(0, 0), (4, 1)]));
-        c.start = Time::from_ns(3_500);
-        c.stop = Some(Time::from_ns(6_000));
-        sim.monitor(c).unwrap();
-        sim.run();
-        let ts = sim.take_timeseries().unwrap();
-        assert_eq!(ts.ports.len(), 2);
-        assert!(!ts.ports[0].is_switch);
-        let times: Vec<u64> = ts.times.iter().map(|t| t.ns()).collect();
-        assert_eq!(times, vec![3_500, 4_500, 5_500]);
-        assert_eq!(ts.elapsed[0], Delta::from_us(1));
-        // Host 0 sends at line rate all along: 12.5 kB per microsecond.
-        let b = ts.tx_bytes[ts.port_index(1, 0)];
-        assert!((11_000..=13_000).contains(&b), "{b}");
-
-        // A row limit stops sampling: 2 ports x 3 rows + 1 QP = 6 per sample
-        // (the host port has no queue row).
-        let mut sim = star_sim(vec![flow(0, 0, 1, 100_000)]);
-        let mut c = cfg(MonitorPorts::List(vec![(0, 0), (4, 1)]));
-        c.max_rows = Some(13);
-        sim.monitor(c).unwrap();
-        sim.run();
-        let ts = sim.take_timeseries().unwrap();
-        assert_eq!(ts.times.len(), 3);
-        assert_eq!(ts.rows, 3 * 6);
-        assert_eq!(ts.truncated_at, Some(Time::from_ns(2_000)));
+        (next <= m.stop && more && m.series.truncated_at.is_none()).then_some(next)
     }
 }

@@ -9,7 +9,8 @@ pub mod model;
 
 use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
 use crate::fc::FlowControl;
-use crate::sim::{Event, Qp, Simulation, RTO_SLOT};
+use crate::qp::{Qp, RTO_SLOT};
+use crate::sim::{Event, Simulation};
 use crate::transport::{AnyReliability, Receiver, Reliability, RxReply, SendSeq};
 use crate::wire::{Packet, PacketKind, QueueKey, NO_INT};
 use engine::{Delta, EventQueue, Rate, Time};

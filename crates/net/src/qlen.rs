@@ -12,7 +12,6 @@
 //! one, a dump reads the current one, so before the first sample (the
 //! peer's configs put it after the run) a change costs one comparison.
 
-use crate::sim::Simulation;
 use engine::{Delta, Time};
 use std::fmt::Write as _;
 
@@ -182,27 +181,6 @@ fn add(cnt: &mut Vec<u32>, bytes: u64, n: u64) {
         cnt.resize(kb + 1, 0);
     }
     cnt[kb] += n as u32;
-}
-
-impl Simulation {
-    /// Write the dumps the run still owes up to `until` (the peer runs to
-    /// its stop time even when every flow finished early).
-    pub(crate) fn qlen_finish(&mut self, until: Time) {
-        if let Some(m) = self.qlen.as_mut() {
-            let ports = &self.ports;
-            while let Some(d) = m.next_dump() {
-                if d > until {
-                    break;
-                }
-                m.dump(d, |p| ports[p as usize].queue_bytes);
-            }
-        }
-    }
-
-    /// The queue-length monitor's output, if it ran.
-    pub fn qlen_text(&self) -> Option<&str> {
-        self.qlen.as_ref().map(|m| m.text.as_str())
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What a finished run reports: per flow, per port, and run-wide counts.
 
-use crate::fc::{FcCounters, FlowControl};
-use crate::sim::{PortCounters, Simulation};
+use crate::fc::FcCounters;
+use crate::port::PortCounters;
 use engine::Time;
 
 /// Progress of a running simulation, for progress bars.
@@ -147,88 +147,5 @@ impl RunResults {
     /// Flows that did not finish.
     pub fn unfinished(&self) -> usize {
         self.flows.iter().filter(|f| f.end.is_none()).count()
-    }
-}
-
-impl Simulation {
-    /// The results so far (normally called after [`Simulation::run`]).
-    pub fn results(&self) -> RunResults {
-        let now = self.now;
-        let flows = self
-            .qps
-            .iter()
-            .enumerate()
-            .map(|(i, q)| FlowOutcome {
-                id: self.flows[i].id,
-                src: q.src,
-                dst: q.dst,
-                size: q.size,
-                start: q.start,
-                end: q.end,
-                ideal_fct_ns: self.ideal_fct_ns[i],
-                pg: q.pg,
-                sport: q.sport,
-                dport: q.dport,
-                retransmitted: q.retransmitted,
-                timeouts: q.timeouts,
-            })
-            .chain(
-                self.flows[self.qps.len()..]
-                    .iter()
-                    .enumerate()
-                    .map(|(k, f)| FlowOutcome {
-                        id: f.id,
-                        src: f.src,
-                        dst: f.dst,
-                        size: f.size,
-                        start: f.start,
-                        end: None,
-                        ideal_fct_ns: self.ideal_fct_ns[self.qps.len() + k],
-                        pg: f.pg,
-                        sport: 0,
-                        dport: f.dport,
-                        retransmitted: 0,
-                        timeouts: 0,
-                    }),
-            )
-            .collect();
-        let ports = self
-            .ports
-            .iter()
-            .map(|p| PortReport {
-                node: p.node,
-                port: p.local,
-                is_switch: !p.is_host,
-                counters: PortCounters {
-                    peak_ingress: p.peak_ingress,
-                    ..p.c.clone()
-                },
-                fc: p.fc.counters(now),
-                lossless: !matches!(p.fc, crate::fc::AnyFc::Lossy(_)),
-            })
-            .collect();
-        let switch_peak_bytes = self
-            .node_switch
-            .iter()
-            .enumerate()
-            .filter(|(_, &s)| s != u32::MAX)
-            .map(|(n, &s)| (n as u32, self.switches[s as usize].mmu.peak_bytes))
-            .collect();
-        RunResults {
-            flows,
-            completion_order: self
-                .completion_order
-                .iter()
-                .map(|&q| self.flows[q as usize].id)
-                .collect(),
-            ports,
-            switch_peak_bytes,
-            events: self.events,
-            packet_hops: self.packet_hops,
-            end_time: now,
-            events_pending: !self.q.is_empty(),
-            pfc_log: self.pfc_log.clone(),
-            qlen_text: self.qlen_text().map(str::to_string),
-        }
     }
 }

@@ -1,0 +1,49 @@
+//! A host's NIC and its queue pairs: data only. What they do is the
+//! NIC's (`nic.rs`) and their transports' (`transport/`).
+
+use crate::cc::N_CC_TIMERS;
+use crate::fifo::Fifo;
+use crate::transport::{AnyReliability, SendSeq};
+use crate::wire::Packet;
+use engine::{Rate, Time};
+
+#[derive(Debug)]
+pub(crate) struct Nic {
+    pub port: u32,
+    pub line_rate: Rate,
+    pub acks: Fifo<Packet>,
+    /// QPs with work or unacked data, in creation order (round-robin).
+    pub active: Vec<u32>,
+    pub rr_last: usize,
+    /// Pending pacing wake-up, `Time::MAX` if none.
+    pub wake_at: Time,
+}
+
+#[derive(Debug)]
+pub(crate) struct Qp {
+    pub src: u32,
+    pub dst: u32,
+    pub sport: u16,
+    pub dport: u16,
+    pub pg: u8,
+    pub size: u64,
+    pub start: Time,
+    pub snd: SendSeq,
+    pub next_avail: Time,
+    pub cc: crate::cc::AnyCc,
+    /// Versions of the CC timer slots, then the retransmission timer.
+    pub timer_version: [u32; N_CC_TIMERS + 1],
+    pub end: Option<Time>,
+    pub retransmitted: u64,
+    pub nic: u32,
+    /// Frame bytes of the last data packet sent (for pacing shifts).
+    pub last_size: u32,
+    /// Window in bytes before rate scaling; 0 = none.
+    pub base_win: u64,
+    pub timeouts: u32,
+    /// The transport's send state (transport/).
+    pub rel: AnyReliability,
+}
+
+/// Timer slot of the retransmission timeout, after the CC's slots.
+pub(crate) const RTO_SLOT: usize = N_CC_TIMERS;
