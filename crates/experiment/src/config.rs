@@ -2402,6 +2402,7 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
         ecn: s.ecn,
         fc,
         relay_pfc: false,
+        egress: None,
     })
 }
 

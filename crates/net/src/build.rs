@@ -3,7 +3,6 @@
 //! peer's ideal FCTs and base RTTs, and the first events.
 
 use crate::config::NetConfig;
-use crate::egress::AnyEgress;
 use crate::fc::{AnyFc, Bifrost, Cbfc, FcOutbox, FlowControl, Lossy, Pfc, SwingRelay};
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
@@ -186,6 +185,15 @@ impl Simulation {
                         AnyFc::Bifrost(bf)
                     }
                 };
+                if is_host && port_set[id].egress.is_some() {
+                    return Err(BuildError::BadPortRule {
+                        link: li,
+                        msg: format!(
+                            "egress applies to switch ports; node {node} is a host, whose NIC \
+                             schedules its own QPs"
+                        ),
+                    });
+                }
                 let fc = if port_set[id].relay_pfc {
                     if is_host || ps.len() != 2 {
                         return Err(BuildError::BadPortRule {
@@ -226,7 +234,7 @@ impl Simulation {
                     line2: CacheLine,
                     line3: CacheLine,
                     ctrl: Fifo::new(),
-                    egress: AnyEgress::default(),
+                    egress: port_set[id].egress.unwrap_or_default().build(),
                     queue_bytes: 0,
                     peak_ingress: 0,
                     flight: Fifo::new(),

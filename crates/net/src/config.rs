@@ -287,6 +287,9 @@ pub struct PortSettings {
     /// the node's other port (a Swing relay's local port L, §3.2). Only for
     /// two-port switches.
     pub relay_pfc: bool,
+    /// How this switch port queues what it sends (default: eight priority
+    /// classes). Hosts schedule their own QPs and take no choice.
+    pub egress: Option<crate::egress::EgressChoice>,
 }
 
 impl PortSettings {
@@ -301,6 +304,7 @@ impl PortSettings {
             self.fc = other.fc.clone();
         }
         self.relay_pfc |= other.relay_pfc;
+        self.egress = other.egress.or(self.egress);
     }
 }
 

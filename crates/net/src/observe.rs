@@ -167,7 +167,7 @@ impl Simulation {
                     ..p.c.clone()
                 },
                 fc: p.fc.counters(now),
-                lossless: !matches!(p.fc, crate::fc::AnyFc::Lossy(_)),
+                lossless: !p.fc.is_lossy(),
             })
             .collect();
         let switch_peak_bytes = self
@@ -253,8 +253,8 @@ impl Simulation {
 mod monitor_tests {
     use super::*;
     use crate::monitor::MonitorPorts;
-    use engine::Delta;
     use crate::NetConfig;
+    use engine::Delta;
     use engine::Rate;
     use workload::FlowSpec;
 

@@ -16,15 +16,14 @@
 //! straight to the wire, see `Egress::pass`).
 //!
 //! Adding a queueing scheme: a file here with a type that implements
-//! [`Egress`], a variant of [`AnyEgress`] (boxed, so that a port's lines
-//! stay as they are) with its arm in `each!`, and a value of
-//! [`crate::config::EgressChoice`] that builds it (docs/architecture.md).
+//! [`Egress`], and its registration below: a variant of [`AnyEgress`]
+//! (boxed, so that a port's lines stay as they are) with its arm in
+//! `each!`, and a variant of [`EgressChoice`] with its name and its arm in
+//! [`EgressChoice::build`] (docs/architecture.md).
 
 mod classes;
-mod per_flow;
 
 pub use classes::ClassEgress;
-pub use per_flow::PerFlowEgress;
 
 use crate::fc::AnyFc;
 use crate::wire::{Packet, QueueKey};
@@ -76,8 +75,40 @@ pub enum AnyEgress {
     /// Eight priority classes: class 0 first, round robin over the rest
     /// (the peer's `DequeueRR`).
     Classes(ClassEgress),
-    /// One queue per flow, round robin over flows; drops nothing.
-    PerFlow(Box<PerFlowEgress>),
+}
+
+/// Which egress a switch port runs: a port rule's `egress` key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EgressChoice {
+    /// [`ClassEgress`]: eight priority classes (the default).
+    #[default]
+    Classes,
+}
+
+impl EgressChoice {
+    /// Every choice with its name in configs, the default first.
+    pub const ALL: &'static [(&'static str, EgressChoice)] = &[("classes", EgressChoice::Classes)];
+
+    /// The choice named `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<EgressChoice> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|&(_, c)| c)
+    }
+
+    /// Its name in configs.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|&&(_, c)| c == self)
+            .map(|&(n, _)| n)
+            .expect("every choice is listed")
+    }
+
+    /// A new, empty egress of this kind.
+    pub fn build(self) -> AnyEgress {
+        match self {
+            EgressChoice::Classes => AnyEgress::Classes(ClassEgress::default()),
+        }
+    }
 }
 
 impl Default for AnyEgress {
@@ -90,7 +121,6 @@ macro_rules! each {
     ($self:ident, $e:ident => $body:expr) => {
         match $self {
             AnyEgress::Classes($e) => $body,
-            AnyEgress::PerFlow($e) => $body,
         }
     };
 }
@@ -104,7 +134,6 @@ impl Egress for AnyEgress {
     fn enqueue(&mut self, pkt: &Packet) -> QueueKey {
         match self {
             AnyEgress::Classes(e) => e.enqueue(pkt),
-            AnyEgress::PerFlow(e) => e.enqueue(&{ *pkt }),
         }
     }
     #[inline]
@@ -115,7 +144,6 @@ impl Egress for AnyEgress {
     fn pass(&mut self, now: Time, pkt: &Packet, fc: &AnyFc) -> bool {
         match self {
             AnyEgress::Classes(e) => e.pass(now, pkt, fc),
-            AnyEgress::PerFlow(e) => e.pass(now, &{ *pkt }, fc),
         }
     }
     #[inline]

@@ -162,6 +162,16 @@ pub enum AnyFc {
 }
 
 impl AnyFc {
+    /// Whether the port runs no hop-by-hop flow control (a Swing relay is
+    /// as lossy as the flow control it wraps).
+    pub fn is_lossy(&self) -> bool {
+        match self {
+            AnyFc::Lossy(_) => true,
+            AnyFc::Swing(s) => s.inner().is_lossy(),
+            _ => false,
+        }
+    }
+
     /// [`FlowControl::after_admit`], returning false if it put nothing in
     /// `out`, so that the caller need not look at the outbox (at every
     /// switch hop). PFC and lossy ports know; the other schemes answer
