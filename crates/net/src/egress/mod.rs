@@ -22,8 +22,10 @@
 //! [`EgressChoice::build`] (docs/architecture.md).
 
 mod classes;
+mod per_flow;
 
 pub use classes::ClassEgress;
+pub use per_flow::PerFlowEgress;
 
 use crate::fc::AnyFc;
 use crate::wire::{Packet, QueueKey};
@@ -75,6 +77,8 @@ pub enum AnyEgress {
     /// Eight priority classes: class 0 first, round robin over the rest
     /// (the peer's `DequeueRR`).
     Classes(ClassEgress),
+    /// One queue per flow, round robin over flows; drops nothing.
+    PerFlow(Box<PerFlowEgress>),
 }
 
 /// Which egress a switch port runs: a port rule's `egress` key.
@@ -83,11 +87,16 @@ pub enum EgressChoice {
     /// [`ClassEgress`]: eight priority classes (the default).
     #[default]
     Classes,
+    /// [`PerFlowEgress`]: one queue per flow, round robin.
+    PerFlow,
 }
 
 impl EgressChoice {
     /// Every choice with its name in configs, the default first.
-    pub const ALL: &'static [(&'static str, EgressChoice)] = &[("classes", EgressChoice::Classes)];
+    pub const ALL: &'static [(&'static str, EgressChoice)] = &[
+        ("classes", EgressChoice::Classes),
+        ("per_flow", EgressChoice::PerFlow),
+    ];
 
     /// The choice named `name`, if there is one.
     pub fn from_name(name: &str) -> Option<EgressChoice> {
@@ -107,6 +116,7 @@ impl EgressChoice {
     pub fn build(self) -> AnyEgress {
         match self {
             EgressChoice::Classes => AnyEgress::Classes(ClassEgress::default()),
+            EgressChoice::PerFlow => AnyEgress::PerFlow(Box::default()),
         }
     }
 }
@@ -121,6 +131,7 @@ macro_rules! each {
     ($self:ident, $e:ident => $body:expr) => {
         match $self {
             AnyEgress::Classes($e) => $body,
+            AnyEgress::PerFlow($e) => $body,
         }
     };
 }
@@ -134,6 +145,7 @@ impl Egress for AnyEgress {
     fn enqueue(&mut self, pkt: &Packet) -> QueueKey {
         match self {
             AnyEgress::Classes(e) => e.enqueue(pkt),
+            AnyEgress::PerFlow(e) => e.enqueue(&{ *pkt }),
         }
     }
     #[inline]
@@ -144,6 +156,7 @@ impl Egress for AnyEgress {
     fn pass(&mut self, now: Time, pkt: &Packet, fc: &AnyFc) -> bool {
         match self {
             AnyEgress::Classes(e) => e.pass(now, pkt, fc),
+            AnyEgress::PerFlow(e) => e.pass(now, &{ *pkt }, fc),
         }
     }
     #[inline]
