@@ -1,6 +1,6 @@
 //! `rdmasim`: a packet-level simulator of RDMA networks.
 //!
-//! This binary only orchestrates (STYLE §4, ripgrep): it parses arguments,
+//! This binary only orchestrates (as ripgrep's does): it parses arguments,
 //! calls the `experiment` crate and turns the outcome into an exit code:
 //!
 //! * 0: the run was clean;

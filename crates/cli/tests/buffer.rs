@@ -105,7 +105,8 @@ fn one_hundred_gbps_over_80_km() {
     );
     // Every figure names its source.
     assert_eq!(out.matches("      source: ").count(), 8, "{out}");
-    assert!(out.contains("seed-001 §3.3") && out.contains("seed-000 §2.9"));
+    // Swing's relay bound and Bifrost's Theorem 1 are cited by their rule.
+    assert!(out.contains("exactly one BDP") && out.contains("Theorem 1"));
 }
 
 #[test]

@@ -668,7 +668,7 @@ fn peer_config_runs_and_writes_the_peer_files() {
     assert_eq!(lines[0][2], "10000");
     assert_eq!(lines[0][4], "20000");
     assert_eq!(lines[0][5], "2000001000");
-    // Ideal FCT (§2.5): 2 × 2 µs + 2 × 80 ns + 20960 B × 8 / 100 Gb/s.
+    // Ideal FCT (the peer's): 2 × 2 µs + 2 × 80 ns + 20960 B × 8 / 100 Gb/s.
     assert_eq!(lines[0][7], (4000 + 160 + 20_960 * 8 / 100).to_string());
     // With a 4 MB buffer and no ECN the incast pauses the senders.
     let pfc = fs::read_to_string(dir.join("out/pfc.txt")).unwrap();

@@ -1,4 +1,5 @@
-//! Deterministic random streams, one per entity (DESIGN §3).
+//! Deterministic random streams, one per entity (rdmasim's own rule:
+//! results must not depend on the order of events).
 //!
 //! Each stream is seeded from `(run seed, stream kind, entity id)` through
 //! SplitMix64, then runs xoshiro256**. Results therefore do not depend on the

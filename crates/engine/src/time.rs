@@ -1,4 +1,5 @@
-//! Simulated time: integer picoseconds, never floating point (DESIGN §3).
+//! Simulated time: integer picoseconds, never floating point (rdmasim's
+//! choice, as htsim's `simtime_picosec`).
 //!
 //! One byte at 400 Gb/s lasts 20 ps, so picoseconds keep serialisation
 //! exact at every rate the papers use; `u64` picoseconds reach 213 days.

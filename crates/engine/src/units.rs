@@ -1,13 +1,15 @@
 //! Physical units and the parsers for their written-out forms.
 //!
-//! Config files write units out (DESIGN §5): `"100Gbps"`, `"1us"`, `"32MiB"`,
-//! `"80km"`. The parsers here return a plain message on failure; loaders wrap
-//! it in an [`InputError`](crate::InputError) naming file, line and field.
+//! Config files write units out (rdmasim's choice): `"100Gbps"`, `"1us"`,
+//! `"32MiB"`, `"80km"`. The parsers here return a plain message on failure;
+//! loaders wrap it in an [`InputError`](crate::InputError) naming file, line
+//! and field.
 
 use crate::Delta;
 use std::fmt;
 
-/// Propagation delay of light in fibre, 5 µs per km (DESIGN §3; all specs).
+/// Propagation delay of light in fibre, 5 µs per km (Swing §2.2, §6.1;
+/// Bifrost §VI-A: 80 km is 400 µs).
 pub const FIBRE_PS_PER_KM: u64 = 5_000_000;
 
 /// The longest time or duration an input may give: 10^6 s (about 11.6

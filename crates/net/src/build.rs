@@ -19,7 +19,7 @@ use workload::FlowSpec;
 /// a note.
 pub(crate) const JUMBO_PAYLOAD_BYTES: u32 = 9000;
 
-/// RNG stream kinds, so each entity's stream is distinct (DESIGN §3).
+/// RNG stream kinds, so each entity's stream is distinct (`engine::rng`).
 pub(crate) const RNG_PORT: u32 = 10;
 
 /// Compute every switch's next-hop table from `routes` (route.rs) and
@@ -393,7 +393,8 @@ impl Simulation {
             &hosts,
         );
 
-        // The peer's ideal ("standalone") FCT, §2.5, in integer ns as third.cc.
+        // The peer's ideal ("standalone") FCT, in integer ns as third.cc's
+        // `qp_finish`.
         let payload = u64::from(cfg.nic.mtu_payload);
         let header = u64::from(cfg.nic.data_header);
         // A link's share of a path's (delay, serialisation, bottleneck).

@@ -1,5 +1,5 @@
 //! Parameters of the network model, each with its default and the source of
-//! that default (the peer = `specs/peer-hpcc-ns3.md`).
+//! that default (the peer = HPCC sim; references in `docs/sources.md`).
 
 use crate::cc::CcConfig;
 use engine::{Delta, Rate};
@@ -27,7 +27,7 @@ impl Default for PfcConfig {
 /// Headroom reserved per switch ingress port.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Headroom {
-    /// `factor` × rate × link delay (the peer: factor 3, §2.4).
+    /// `factor` × rate × link delay (the peer: factor 3, `third.cc`).
     RateDelay {
         /// Multiple of the link's rate × one-way delay.
         factor: f64,
@@ -36,7 +36,7 @@ pub enum Headroom {
     Bytes(u64),
 }
 
-/// The shared-buffer MMU of every switch (the peer's `SwitchMmu`, §2.4).
+/// The shared-buffer MMU of every switch (the peer's `SwitchMmu`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BufferConfig {
     /// Total buffer per switch. Peer: `BUFFER_SIZE` 32 MB (MiB), run.py 16·bw/50.
@@ -89,7 +89,7 @@ pub struct EcnConfig {
 }
 
 impl Default for EcnConfig {
-    /// run.py at bw = 100 (§2.4): 100G 400/1600 KB, 400G 1600/6400 KB, Pmax 0.2;
+    /// run.py at bw = 100: 100G 400/1600 KB, 400G 1600/6400 KB, Pmax 0.2;
     /// 25G and 50G from the shipped config.txt.
     fn default() -> Self {
         let t = |g: u64, kmin_kb: u64, kmax_kb: u64| EcnThreshold {
@@ -138,7 +138,7 @@ impl EcnConfig {
     }
 }
 
-/// Host NIC and transport settings (the peer's `RdmaHw`, §2.2).
+/// Host NIC and transport settings (the peer's `RdmaHw`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NicConfig {
     /// Payload bytes per data packet. Peer: `PACKET_PAYLOAD_SIZE` 1000.
@@ -152,10 +152,10 @@ pub struct NicConfig {
     pub ack_high_prio: bool,
     /// With `ack_high_prio`, switches also carry ACKs in class 0 (strict
     /// priority, outside lossless accounting). The peer's switches ignore
-    /// `ACK_HIGH_PRIO` (§2.2): ACKs the NIC sends while paused then fill the
-    /// ingress headroom of class 3 and, under long pauses, overflow it.
-    /// `rdmasim hpcc` keeps that behaviour (false); rdmasim's default is
-    /// consistent end to end (true).
+    /// `ACK_HIGH_PRIO` (`third.cc` sets it on hosts only): ACKs the NIC sends
+    /// while paused then fill the ingress headroom of class 3 and, under long
+    /// pauses, overflow it. `rdmasim hpcc` keeps that behaviour (false);
+    /// rdmasim's default is consistent end to end (true).
     pub switch_ack_high_prio: bool,
     /// Pace each QP at its CC rate (`RATE_BOUND 1`); else at line rate.
     pub rate_bound: bool,
@@ -187,23 +187,23 @@ pub struct NicConfig {
     pub transport: Transport,
 }
 
-/// The reliability scheme of every QP (DESIGN §4): which
+/// The reliability scheme of every QP (a plug point of rdmasim): which
 /// [`crate::transport::Reliability`] sends and which receiver answers.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Transport {
-    /// RoCEv2 go-back-N as the peer (`specs/peer-hpcc-ns3.md` §2.2), with
+    /// RoCEv2 go-back-N as the peer (HPCC sim `RdmaHw`), with
     /// rdmasim's optional retransmission timeout [`NicConfig::rto`].
     #[default]
     GoBackN,
     /// IRN: selective repeat with a SACK bitmap, a static in-flight cap of
-    /// `bitmap_packets` (BDP-FC) and two timeouts (`specs/seed-001-swing.md`
-    /// §2.2, §4.3; `specs/seed-000-bifrost-longhaul.md` §3.7). It runs on a
-    /// lossy fabric: turn PFC off. [`NicConfig::rto`], `nack_interval`,
-    /// `ack_interval`, `chunk` and `back_to_zero` do not apply to it.
+    /// `bitmap_packets` (BDP-FC) and two timeouts (IRN; Swing §2.1, §6.1;
+    /// Bifrost §VI-B). It runs on a lossy fabric: turn PFC off.
+    /// [`NicConfig::rto`], `nack_interval`, `ack_interval`, `chunk` and
+    /// `back_to_zero` do not apply to it.
     Irn(IrnConfig),
 }
 
-/// IRN's parameters (`specs/seed-001-swing.md` §4.3).
+/// IRN's parameters (as Swing §6.1 configures them).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IrnConfig {
     /// Packets a QP may have outstanding beyond its cumulative ACK: the size
@@ -217,9 +217,8 @@ pub struct IrnConfig {
     /// Timeout otherwise. Default 140 µs (Swing's IRN-intra).
     pub rto_high: Delta,
     /// IRN's N: `rto_low` applies while fewer than N packets are in flight
-    /// (the IRN rule, cited by `specs/seed-000-bifrost-longhaul.md` §3.7;
-    /// Swing §2.2 words it as "flows shorter than 3 MTU", which this rule
-    /// implies for such flows). Default 3.
+    /// (IRN's own rule, N = 3; Swing §2.1 words it as flows "less than three
+    /// MTU" long, which this rule implies for such flows). Default 3.
     pub rto_low_threshold_packets: u32,
 }
 
@@ -247,24 +246,24 @@ pub enum FcChoice {
     /// PFC with these pause semantics (sends as a switch port, obeys).
     Pfc(PfcMode),
     /// Obeys PFC frames it receives but never sends any: the long-haul port
-    /// of a Swing relay (`specs/seed-001-swing.md` §3.2, port R).
+    /// of a Swing relay (Swing §5.2, Fig. 8, port R).
     PfcObeyOnly(PfcMode),
-    /// InfiniBand-style credit-based flow control (seed-000 §3.6): this
+    /// InfiniBand-style credit-based flow control (IBTA; Bifrost §II-B): this
     /// port's ingress advertises its buffer as credits and its egress sends
     /// only against credits from the far end, which must run CBFC too. At a
-    /// switch, the ingress owns a static buffer of `buffer` bytes unless
-    /// `xoff` sets one.
+    /// switch, the ingress owns a static buffer of `buffer` bytes unless `xoff`
+    /// sets one.
     Cbfc(crate::fc::CbfcConfig),
-    /// Bifrost's downstream slot loop on this ingress (seed-000 §2.4); the
-    /// far end's egress must obey PFC pause times as 802.1Qbb timers
+    /// Bifrost's downstream slot loop on this ingress (Bifrost §IV-B, Alg. 1);
+    /// the far end's egress must obey PFC pause times as 802.1Qbb timers
     /// (`Pfc(PfcMode::Quanta { .. })` or `PfcObeyOnly`). The ingress owns a
     /// static buffer of H bytes unless `xoff` sets one.
     Bifrost(crate::fc::BifrostConfig),
 }
 
-/// Settings of one switch port that override the switch-wide ones
-/// (`specs/seed-001-swing.md` §4.1–4.2: long-haul ports have their own
-/// buffer and thresholds). `None` keeps the switch-wide value.
+/// Settings of one switch port that override the switch-wide ones (Swing §6.1:
+/// long-haul ports have their own buffer and thresholds). `None` keeps the
+/// switch-wide value.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PortSettings {
     /// Static XOFF threshold of this ingress in bytes. With it the port
@@ -272,7 +271,7 @@ pub struct PortSettings {
     /// upstream once more than `xoff` are held and drops what exceeds both.
     pub xoff: Option<u64>,
     /// Static XON threshold (bytes held at or below which the pause is
-    /// lifted); default `xoff` (no hysteresis, Swing §2.1). Needs `xoff`.
+    /// lifted); default `xoff` (no hysteresis, Swing §4.1). Needs `xoff`.
     pub xon: Option<u64>,
     /// Headroom of this ingress in bytes.
     pub headroom: Option<u64>,
@@ -283,8 +282,8 @@ pub struct PortSettings {
     pub ecn: Option<bool>,
     /// Flow control of this port.
     pub fc: Option<FcChoice>,
-    /// Every PFC frame this port receives is also sent, unchanged, out of
-    /// the node's other port (a Swing relay's local port L, §3.2). Only for
+    /// Every PFC frame this port receives is also sent, unchanged, out of the
+    /// node's other port (a Swing relay's local port L, Swing §5.2). Only for
     /// two-port switches.
     pub relay_pfc: bool,
     /// How this switch port queues what it sends (default: eight priority

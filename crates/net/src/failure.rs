@@ -1,7 +1,8 @@
-//! Link failures, as the peer's `LINK_DOWN` (`specs/peer-hpcc-ns3.md` §3.4):
-//! the link's two ports stop sending (frames queued there stay), routes are
-//! recomputed over the links still up, and a switch with no route left for
-//! a packet drops it. Frames already on the wire still arrive.
+//! Link failures, as the peer's `LINK_DOWN` (HPCC sim `third.cc`
+//! `TakeDownLink`): the link's two ports stop sending (frames queued there
+//! stay), routes are recomputed over the links still up, and a switch with
+//! no route left for a packet drops it. Frames already on the wire still
+//! arrive.
 
 use crate::build::install_routes;
 use crate::sim::Simulation;

@@ -1,5 +1,6 @@
-//! ECMP hashing as the peer does it (§2.4): 32-bit MurmurHash3 over
-//! (sip, dip, sport | dport << 16), seeded per switch with its node id.
+//! ECMP hashing as the peer does it (HPCC sim `SwitchNode::GetOutDev` and
+//! `EcmpHash`): 32-bit MurmurHash3 over (sip, dip, sport | dport << 16),
+//! seeded per switch with its node id.
 
 /// MurmurHash3 (x86, 32-bit) of `words` as little-endian bytes.
 pub fn murmur3_32(words: &[u32], seed: u32) -> u32 {
@@ -23,7 +24,8 @@ pub fn murmur3_32(words: &[u32], seed: u32) -> u32 {
     h
 }
 
-/// The peer's host address for node `id`: 11.x.y.1 with x.y = id (§3.1).
+/// The peer's host address for node `id`: 11.x.y.1 with x.y = id (HPCC sim
+/// `third.cc` `node_id_to_ip`).
 pub fn host_ip(id: u32) -> u32 {
     0x0b00_0001 + ((id / 256) << 16) + ((id % 256) << 8)
 }

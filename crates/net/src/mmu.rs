@@ -1,16 +1,16 @@
 //! The switch's shared-buffer MMU, Broadcom-style ingress accounting, as the
-//! peer's `SwitchMmu` (`specs/peer-hpcc-ns3.md` §2.4).
+//! peer's `SwitchMmu` (HPCC sim `switch-mmu.cc`).
 //!
 //! Each (ingress port, class) first fills its `reserve`, then the shared pool
 //! up to the dynamic threshold `free >> shift`, then its port's headroom. A
 //! packet is dropped only if it fits in neither headroom nor threshold.
 //! Free shared = buffer − Σ headroom − Σ reserve − shared used.
 //!
-//! A port may instead own a static buffer ([`Mmu::set_static`], the
-//! long-haul ports of `specs/seed-001-swing.md` §4.1): it holds up to `xoff`
-//! bytes, then up to `headroom` more, and drops beyond; it pauses once over
-//! `xoff` and resumes at or below `xon`. Its bytes and headroom are outside
-//! the shared pool, so they do not move the other ports' thresholds.
+//! A port may instead own a static buffer ([`Mmu::set_static`], the long-haul
+//! ports of Swing §6.1, "Native PFC Settings"): it holds up to `xoff` bytes,
+//! then up to `headroom` more, and drops beyond; it pauses once over `xoff` and
+//! resumes at or below `xon`. Its bytes and headroom are outside the shared
+//! pool, so they do not move the other ports' thresholds.
 
 use crate::config::BufferConfig;
 use crate::wire::N_CLASSES;

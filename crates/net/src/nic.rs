@@ -1,6 +1,6 @@
 //! The host NIC: one QP per flow, ACK queue in strict priority, round
 //! robin over ready QPs, per-QP pacing at the CC rate (the peer's `RdmaHw`
-//! and `RdmaEgressQueue`, §2.2). How a QP recovers losses is its
+//! and `RdmaEgressQueue`, HPCC sim). How a QP recovers losses is its
 //! transport's (`transport/`): the NIC asks it what to send, tells it what
 //! was sent and what came back, and schedules the timer it asks for. The
 //! defaults of the NIC are its model's ([`model`]).
@@ -16,7 +16,7 @@ use crate::wire::{Packet, PacketKind, QueueKey, NO_INT};
 use engine::{Delta, EventQueue, Rate, Time};
 
 /// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
-/// plus the CC's header copy (§2.1).
+/// plus the CC's header copy (the peer's `qbbHeader`, `RdmaHw::ReceiveUdp`).
 const ACK_BASE_BYTES: u32 = 46;
 
 impl Simulation {
@@ -288,7 +288,7 @@ impl Simulation {
                 .max(ACK_BASE_BYTES + self.cfg.cc.header_bytes()),
             payload: sack_lo,
             flow: pkt.flow,
-            // The ACK carries the data packet's INT back (§2.2).
+            // The ACK carries the data packet's INT back (as `ReceiveUdp`).
             int: pkt.int,
             pint: pkt.pint,
             seq: self.rx[flow].expected(),

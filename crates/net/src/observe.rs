@@ -27,7 +27,7 @@ impl Simulation {
     }
 
     /// The per-slot trace of the Bifrost ingress at `node`'s port `port`
-    /// (seed-000 §2.12 "Instrument"), if that port runs Bifrost with
+    /// (Bifrost Alg. 1's L, F, r, c, ĉ and p), if that port runs Bifrost with
     /// `trace` on. Write it with [`crate::fc::write_trace_csv`].
     pub fn bifrost_trace(&self, node: u32, port: u16) -> Option<&[BifrostSlot]> {
         match self.fc_of(node, port)? {

@@ -1,5 +1,5 @@
-//! The peer's queue-length monitor (`QLEN_MON_*`, `specs/peer-hpcc-ns3.md`
-//! §3.4 and §4): every 100 ns between start and end, each switch port's
+//! The peer's queue-length monitor (`QLEN_MON_*`, HPCC sim `third.cc`
+//! `monitor_buffer`): every 100 ns between start and end, each switch port's
 //! egress bytes (all classes) are binned in 1 KB steps, and every 100 ms of
 //! simulated time the cumulative histograms are written as a block
 //! `time: <ns>` followed by `switch port cnt_0 cnt_1 ...` lines.

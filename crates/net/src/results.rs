@@ -19,7 +19,7 @@ pub struct ProgressInfo {
     pub flows_total: usize,
 }
 
-/// One PFC frame received (the peer's PFC output file, §4).
+/// One PFC frame received (the peer's PFC output file, `third.cc` `get_pfc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PfcLogEntry {
     /// Arrival time.
@@ -49,7 +49,7 @@ pub struct FlowOutcome {
     pub start: Time,
     /// When the sender got the ACK of the last byte; `None` if unfinished.
     pub end: Option<Time>,
-    /// The peer's standalone FCT (§2.5), ns.
+    /// The peer's standalone FCT (`third.cc` `qp_finish`), ns.
     pub ideal_fct_ns: u64,
     /// Priority class.
     pub pg: u8,

@@ -1,5 +1,6 @@
 //! The switch: output-queued, 8 classes per port, shared-buffer MMU,
-//! RED/ECN at dequeue, ECMP over precomputed next hops (§2.4).
+//! RED/ECN at dequeue, ECMP over precomputed next hops (the peer's
+//! `SwitchNode`, `SwitchMmu`).
 
 use crate::egress::Egress;
 use crate::fc::{FlowControl, IngressState};

@@ -1,22 +1,26 @@
 //! What travels on a link: data only, no behaviour.
 //!
-//! Frame sizes follow the peer's header model (`specs/peer-hpcc-ns3.md` §2.1)
-//! by default: 48 B of headers on every data packet (PPP 14 + IPv4 20 + UDP 8
-//! plus SeqTs 6), ACK/NACK frames padded to 60 B, no preamble or inter-frame
-//! gap. PFC frames are 64 B, the Ethernet minimum (IEEE 802.1Qbb).
+//! Frame sizes follow the peer's header model (HPCC sim's `CustomHeader`
+//! and `RdmaHw::ReceiveUdp`) by default: 48 B of headers on every data
+//! packet (PPP 14 + IPv4 20 + UDP 8 plus SeqTs 6), ACK/NACK frames padded to
+//! 60 B, no preamble or inter-frame gap. PFC frames are 64 B, the Ethernet
+//! minimum (IEEE 802.1Qbb).
 
 use engine::Time;
 
-/// Data-packet header bytes in the peer's model (§2.1), without INT.
+/// Data-packet header bytes in the peer's model (HPCC sim `third.cc`
+/// `qp_finish`: `CustomHeader` less `IntHeader`), without INT.
 pub const PEER_DATA_HEADER_BYTES: u32 = 48;
-/// ACK/NACK frame bytes in the peer's model (§2.1), without INT.
+/// ACK/NACK frame bytes in the peer's model (HPCC sim
+/// `RdmaHw::ReceiveUdp` pads to 60 B), without INT.
 pub const PEER_ACK_BYTES: u32 = 60;
 /// A PFC pause frame: the minimum Ethernet frame (IEEE 802.1Qbb).
 pub const PFC_FRAME_BYTES: u32 = 64;
 /// A CBFC credit update: one minimum Ethernet frame, like a pause frame.
 /// (InfiniBand's flow-control packet is 8 B; rdmasim's links carry
-/// Ethernet framing, so the update costs what a PFC frame costs, seed-000
-/// §3.6 "carried at high priority like pause frames".)
+/// Ethernet framing, so the update costs what a PFC frame costs and goes
+/// at high priority like one: rdmasim's choice, as Bifrost §VI-B leaves
+/// CBFC-ideal's update open.)
 pub const CREDIT_FRAME_BYTES: u32 = 64;
 /// Number of priority classes per port (IEEE 802.1Q).
 pub const N_CLASSES: usize = 8;
@@ -72,16 +76,16 @@ impl QueueKey {
     }
 }
 
-/// Maximum INT hops a packet carries (the peer's `IntHeader::maxHop`, §2.3).
+/// Maximum INT hops a packet carries (HPCC sim's `IntHeader::maxHop`).
 pub const MAX_INT_HOPS: usize = 5;
 
 /// "No INT stack" in [`Packet::int`].
 pub const NO_INT: u32 = u32::MAX;
 
 /// One switch egress's in-band telemetry record, stamped at dequeue (HPCC,
-/// `specs/peer-hpcc-ns3.md` §2.3). rdmasim keeps exact values; the peer
-/// quantises them (24-bit ns timestamp, 128 B units of tx bytes, 80 B units
-/// of queue length) and unwraps the differences.
+/// as HPCC sim's `SwitchNode::SwitchNotifyDequeue`). rdmasim keeps exact
+/// values; the peer quantises them (24-bit ns timestamp, 128 B units of tx
+/// bytes, 80 B units of queue length) and unwraps the differences.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntHop {
     /// Dequeue time, ns.
@@ -122,7 +126,7 @@ pub struct Packet {
     /// ECN Congestion Experienced, set by a switch at dequeue.
     pub ecn_ce: bool,
     /// On an ACK/NACK: the data packet that caused it was marked (the peer's
-    /// CNP flag, §2.2).
+    /// CNP flag, `RdmaHw::ReceiveUdp`).
     pub cnp: bool,
     /// Ingress port index at the switch currently holding it.
     pub ingress: u16,
@@ -136,7 +140,7 @@ pub struct Packet {
     /// Handle of this packet's INT stack in the simulation's side table
     /// (its index, and the hops recorded in its low bits: `int_pool.rs`),
     /// or [`NO_INT`]. INT lives outside the packet so packets stay small
-    /// when it is off (DESIGN §3).
+    /// when it is off (rdmasim's choice).
     pub int: u32,
     /// HPCC-PINT's encoded path utilisation (0 = none); ACKs echo it.
     pub pint: u16,
@@ -202,7 +206,8 @@ impl Packet {
         }
     }
 
-    /// A CBFC credit update for `class` carrying `fccl` (seed-000 §3.6).
+    /// A CBFC credit update for `class` carrying `fccl` (IBTA; Bifrost
+    /// §II-B).
     pub fn credit(class: u8, fccl: u64) -> Packet {
         Packet {
             kind: PacketKind::Credit,
@@ -225,8 +230,8 @@ impl Packet {
     }
 
     /// ACK/NACK: the IRN selective acknowledgement, the byte offset of the
-    /// out-of-order data packet that triggered a NACK
-    /// (`specs/seed-001-swing.md` §2.2); 0 otherwise.
+    /// out-of-order data packet that triggered a NACK (IRN; Swing §4.2);
+    /// 0 otherwise.
     #[inline]
     pub fn sack(&self) -> u64 {
         (u64::from(self.ext) << 32) | u64::from(self.payload)

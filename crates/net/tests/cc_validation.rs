@@ -179,7 +179,7 @@ fn a_joining_flow_converges_to_half() {
 }
 
 /// HPCC: the bottleneck settles at η = 95% utilisation with the queue near
-/// zero (HPCC's design point, §2.3).
+/// zero (HPCC's design point; η is run.py's `U_TARGET` 0.95).
 #[test]
 fn hpcc_holds_eta_with_an_empty_queue() {
     let cc = CcConfig::Hpcc(HpccConfig::default());

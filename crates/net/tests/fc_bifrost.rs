@@ -1,6 +1,6 @@
-//! Bifrost on a 400 Gb/s × 600 km link (seed-000 §3.4): Theorem 1 under a
+//! Bifrost on a 400 Gb/s × 600 km link (Bifrost §VI-B): Theorem 1 under a
 //! stalled drain, reaction time, pause-frame leaking, and the printed
-//! algorithm's defect (§2.9, §2.10, §2.11, §6 targets 1–4).
+//! algorithm's defect (Bifrost §IV-C1, §IV-C2, §IV-D; `docs/bifrost.md`).
 //!
 //! The network: sender host 0 — A ══ 600 km ══ B — receiver host 1.
 //! A is node 2 (port 0 to the sender, port 1 on the long link); B is node 3
@@ -169,10 +169,10 @@ fn write_csv(name: &str, tr: &[BifrostSlot], h: u64) {
     }
 }
 
-/// The stalled-drain run of §6 targets 1–4: H = Δ + 2·R_s·T (Theorem 1's
-/// condition), B's drain stops from 8 ms for five RTTs, then resumes at
-/// line rate. `payload` sets the data frames' size (payload + 48 B), and
-/// B's buffer is H + `margin`.
+/// The stalled-drain run of Theorem 1 (Bifrost §IV-C1; the worst cases of
+/// Fig. 2a, then 2b): H = Δ + 2·R_s·T (Theorem 1's condition), B's drain
+/// stops from 8 ms for five RTTs, then resumes at line rate. `payload` sets
+/// the data frames' size (payload + 48 B), and B's buffer is H + `margin`.
 fn stalled_drain(payload: u32, t_slot: Delta, margin: u64) -> (Simulation, Time, Time, Time) {
     let (hold, release) = (ms(8), ms(38));
     let mut s = Setup::new(
@@ -193,13 +193,13 @@ fn stalled_drain(payload: u32, t_slot: Delta, margin: u64) -> (Simulation, Time,
 }
 
 /// What Theorem 1's run must show besides the bound itself: the stall
-/// filled the buffer to about H (Appendix B: "peak L = H"); the first pause
+/// filled the buffer to about H (L_n ≤ H − F_n, F_n near 0); the first pause
 /// after the stall began left within 2T with a grant of at most one frame,
 /// and none before
-/// it (c = R_s·T gives p = 0, §6 target 5); and, while the sender is
+/// it (c = R_s·T gives p = 0, Bifrost §IV-C3); and, while the sender is
 /// backlogged, B's egress never idles once data has reached it, before and
-/// after the stall (§2.1 "no throughput-loss"). Returns min L+F − (Δ+R_sT)
-/// and max L+F − H.
+/// after the stall (Bifrost §III-B, "no throughput-loss"). Returns
+/// min L+F − (Δ+R_sT) and max L+F − H.
 fn check_stalled_run(
     name: &str,
     (sim, hold, release, until): &(Simulation, Time, Time, Time),
@@ -268,8 +268,9 @@ fn check_stalled_run(
     (lo - lower, hi - h)
 }
 
-/// Theorem 1 (§2.9, §6 targets 1–4), exactly: with H = Δ + 2·R_s·T and a
-/// buffer of exactly H, through a drain stalled for five RTTs,
+/// Theorem 1 (Bifrost §IV-C1 and its online appendix), exactly: with
+/// H = Δ + 2·R_s·T and a buffer of exactly H, through a drain stalled for
+/// five RTTs,
 /// Δ + R_s·T ≤ L_n + F_n ≤ H at every slot n (F_n after the slot's update,
 /// the appendix's recurrence (1c)), nothing is dropped, B's egress never
 /// idles while the sender waits, and the first pause leaves within 2T.
@@ -298,8 +299,8 @@ fn theorem_1_holds_exactly_through_a_stalled_drain() {
 /// The same stall with rdmasim's default frames (1,048 B on the wire),
 /// which do not divide a slot: a grant is then not a whole number of
 /// frames, the upstream finishes a frame it started past its grant (the
-/// §2.8 leak the k·MTU headroom is for), and a slot's arrivals can exceed
-/// R_s·T by part of a frame. Theorem 1 then holds to within one frame
+/// Bifrost §IV-D leak the k·MTU headroom is for), and a slot's arrivals can
+/// exceed R_s·T by part of a frame. Theorem 1 then holds to within one frame
 /// (k·MTU, k = 1, MTU = 1500 B), and a buffer of H + k·MTU drops nothing.
 /// Measured: −1048 B and +1320 B.
 #[test]
@@ -335,7 +336,7 @@ fn overshoot(mut s: Setup, reading: BifrostReading, name: &str, margin: u64) -> 
     (max_l as i64 - p.h as i64, r.drops())
 }
 
-/// §2.8, §2.11 A5: late pause frames. B drains at only 10 Gb/s, so every
+/// Bifrost §IV-D: late pause frames. B drains at only 10 Gb/s, so every
 /// slot grants a sliver of a slot and the upstream sends whole frames into
 /// it; on top, every second pause frame is held back 25 ns (more than one
 /// 1048 B frame at 400 Gb/s, "waits behind one MTU"). Both make the
@@ -373,11 +374,11 @@ fn leak_handling_keeps_the_queue_within_h() {
     assert!(clamped > 1_000_000, "clamped: L over H by only {clamped}");
 }
 
-/// §2.11 A2, Appendix B V1: Algorithm 1 as printed is not lossless even
-/// without artificial leaks, where the corrected reading is. A stall like
-/// `theorem_1_holds_within_one_frame_when_frames_split_a_slot`'s (1,048 B
-/// frames, T = 10 µs), 8 to 26 ms (3 RTTs): H = Δ + 2·R_s·T, a buffer of
-/// H + k·MTU. Measured: the literal reading drops 239 frames (with 50 MB
+/// Bifrost's Algorithm 1 as printed (`BifrostReading::Literal`) is not
+/// lossless even without artificial leaks, where the corrected reading is. A
+/// stall like `theorem_1_holds_within_one_frame_when_frames_split_a_slot`'s
+/// (1,048 B frames, T = 10 µs), 8 to 26 ms (3 RTTs): H = Δ + 2·R_s·T, a buffer
+/// of H + k·MTU. Measured: the literal reading drops 239 frames (with 50 MB
 /// more buffer its queue peaks 252 kB over H); the ledger stays within
 /// 1320 B of H and drops nothing; the clamped measured-r reading reaches
 /// 2368 B over H (two frames) and drops one.
@@ -399,10 +400,10 @@ fn the_literal_algorithm_overflows_where_the_corrected_one_holds() {
     assert!(cla < 10 * MTU, "clamped: L over H by {cla}");
 }
 
-/// Bifrost on both DCI ports of the paper's simulated network (seed-000
-/// §4.2: two k = 4 fat trees, 400 Gb/s × 600 km between the DCI switches,
-/// PFC elsewhere, DCQCN): 16 hosts of DC 0 each send 5 MB to a host of
-/// DC 1 at once. Everything arrives, nothing is dropped, and neither
+/// Bifrost on both DCI ports of the paper's simulated network (Bifrost
+/// §VI-B, Fig. 10: two k = 4 fat trees, 400 Gb/s × 600 km between the DCI
+/// switches, PFC elsewhere, DCQCN): 16 hosts of DC 0 each send 5 MB to a host
+/// of DC 1 at once. Everything arrives, nothing is dropped, and neither
 /// Bifrost ingress goes past its H.
 #[test]
 fn bifrost_carries_a_cross_dc_burst() {

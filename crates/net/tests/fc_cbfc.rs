@@ -1,5 +1,5 @@
 //! CBFC (InfiniBand credits) in whole networks: lossless with any buffer,
-//! and reach-limited by the 12-bit field (seed-000 §3.6).
+//! and reach-limited by the 12-bit field (Bifrost §III-A).
 
 use engine::{Delta, Rate, Time};
 use rdmasim_net::cc::CcConfig;

@@ -1,5 +1,5 @@
 //! IRN (selective repeat on a lossy fabric) in whole networks
-//! (`specs/seed-001-swing.md` §2.2, §4.3; transport/irn.rs).
+//! (Swing §2.1, §4.2, §6.1; transport/irn.rs).
 
 use engine::{Delta, Rate, Time};
 use rdmasim_net::{IrnConfig, NetConfig, RunResults, Simulation, Transport};
@@ -159,7 +159,7 @@ fn scattered_losses_resend_only_those_packets() {
     assert_eq!(r.flows[0].timeouts, 1);
 }
 
-/// BDP-FC (Swing T3, §2.2 Fig. 6b): a single flow on an 800 µs RTT path with
+/// BDP-FC (Swing §4.2, Fig. 6b): a single flow on an 800 µs RTT path with
 /// a 219-packet bitmap is window-limited at bitmap × payload / RTT
 /// (≈ 2.19 Gb/s with 1000 B payloads), far below the 100 Gb/s line.
 #[test]

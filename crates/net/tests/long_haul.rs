@@ -1,6 +1,6 @@
 //! Hop-by-hop flow control across one long link, against the closed forms
-//! of `specs/seed-001-swing.md` §2.1 (native PFC, Eq. 4) and §3.3 (the
-//! PFC relay's one-BDP bound).
+//! of Swing §4.1 (native PFC, Eq. 4) and §5.2 (the PFC relay's one-BDP
+//! bound, Fig. 11, Eq. 6).
 //!
 //! The network: `sender — E_A — long link — E_B — receiver`, or with relays
 //! `sender — E_A — R_A — long link — R_B — E_B — receiver`. Every link but
@@ -59,7 +59,8 @@ fn rule(link: u32, at_b: bool, settings: PortSettings) -> PortRule {
 }
 
 /// Native PFC: E_B's ingress from the long link (link 2) owns `xoff` +
-/// `headroom` bytes, XON = XOFF (§2.1). The receiver's link drains at `drain`.
+/// `headroom` bytes, XON = XOFF (Swing §4.1). The receiver's link drains at
+/// `drain`.
 fn native(drain: Rate, xoff: u64, headroom: u64) -> (Topology, NetConfig) {
     let topo = Topology {
         kinds: vec![
@@ -87,7 +88,7 @@ fn native(drain: Rate, xoff: u64, headroom: u64) -> (Topology, NetConfig) {
     (topo, cfg)
 }
 
-/// Swing (§3.2): relays R_A (node 4) and R_B (node 5). Their L ports
+/// Swing (§5.2, Fig. 8): relays R_A (node 4) and R_B (node 5). Their L ports
 /// (links 2, 3) run PFC at 100 KB / 60 KB and relay what they receive; their
 /// R ports (link 4) obey only, R_B's owning `relay_buffer` bytes.
 fn swing(drain: Rate, relay_buffer: u64) -> (Topology, NetConfig) {
@@ -149,7 +150,7 @@ fn frames_between(sim: &mut Simulation, from: Time, to: Time) -> u64 {
     sim.data_frames_sent(EB, 0) - a
 }
 
-/// Eq. 4 (§2.1): utilisation of the long link under native PFC with
+/// Swing Eq. 4 (§4.1): utilisation of the long link under native PFC with
 /// `b_a` bytes of buffer, X_off = B_a − 2D·BW.
 fn eq4(d_s: f64, alpha: f64, b_a: f64, bw_bytes: f64) -> f64 {
     let t3 = (b_a - 2.0 * d_s * bw_bytes) / (alpha * bw_bytes);
@@ -161,8 +162,8 @@ fn eq4(d_s: f64, alpha: f64, b_a: f64, bw_bytes: f64) -> f64 {
     }
 }
 
-/// Spec T1: with one BDP of headroom native PFC is lossless but the long
-/// link runs below the draining rate (as Eq. 4 predicts); with two BDPs of
+/// Swing §4.1, Fig. 5: with one BDP of headroom native PFC is lossless but the
+/// long link runs below the draining rate (as Eq. 4 predicts); with two BDPs of
 /// buffer it runs at the draining rate.
 #[test]
 fn native_pfc_needs_two_bdp_for_full_throughput() {
@@ -222,11 +223,11 @@ fn relay_peak(sim: &Simulation) -> u64 {
 
 /// What may arrive beyond 2·D·BW before a relayed pause takes effect: the
 /// two 1 µs access-link crossings of the PAUSE and the frames in
-/// serialisation at E_B, R_B and R_A (§3.3's bound has none of these).
+/// serialisation at E_B, R_B and R_A (Swing §5.2's bound has none of these).
 // 12,500 B per µs at 100 Gb/s.
 const RELAY_SLACK: u64 = 2 * 12_500 + 4 * 1048;
 
-/// Spec §3.3 / T2: the relay's long-haul queue never exceeds one BDP
+/// Swing §5.2, Fig. 11: the relay's long-haul queue never exceeds one BDP
 /// (plus the access-link slack), here with the drain stalled for 20 RTTs.
 #[test]
 fn relay_queue_stays_within_one_bdp_when_the_drain_stalls() {
@@ -249,8 +250,8 @@ fn relay_queue_stays_within_one_bdp_when_the_drain_stalls() {
     assert!(peak >= BDP * 9 / 10, "relay queue only reached {peak} B");
 }
 
-/// The same bound under a drain that starts and stops at random (§3.3:
-/// "arbitrary draining-rate patterns", Fig. 11).
+/// The same bound under a drain that starts and stops at random (Swing §5.2:
+/// the curve of Fig. 11 "is arbitrary").
 #[test]
 fn relay_queue_stays_within_one_bdp_under_a_fluctuating_drain() {
     let (topo, cfg) = swing(BW, BDP + 100_000);
@@ -286,8 +287,8 @@ fn relay_queue_stays_within_one_bdp_under_a_fluctuating_drain() {
     );
 }
 
-/// Spec T2 (Eq. 6): with relays and one BDP of relay buffer the long link
-/// runs at the draining rate, where native PFC with the same buffer
+/// Swing Eq. 6 (§5.2, Fig. 12): with relays and one BDP of relay buffer the
+/// long link runs at the draining rate, where native PFC with the same buffer
 /// (1 BDP of headroom) does not.
 #[test]
 fn relay_keeps_the_draining_rate_with_one_bdp() {

@@ -1,4 +1,4 @@
-//! Whole-network scenarios checked against closed-form answers (DESIGN §6).
+//! Whole-network scenarios checked against closed-form answers.
 
 use engine::{Delta, Rate, Time};
 use rdmasim_net::cc::{CcConfig, DcqcnConfig};
@@ -29,7 +29,7 @@ fn fct_ns(r: &RunResults, i: usize) -> u64 {
     (r.flows[i].end.expect("flow finished") - r.flows[i].start).ns()
 }
 
-/// One flow alone finishes at its ideal FCT (the peer's definition, §2.5)
+/// One flow alone finishes at its ideal FCT (the peer's, `third.cc`)
 /// within one packet time: the ideal counts a 1000 B payload per hop for
 /// the first packet and no ACK serialisation, the model sends 1048 B frames
 /// and a 60 B ACK back.
@@ -89,7 +89,7 @@ fn lone_flow_across_the_fat_tree_matches_ideal() {
         vec![flow(0, 0, 319, 500_000, Time::ZERO)],
         NetConfig::default(),
     );
-    // §2.5: inter-pod base RTT is 12,240 ns.
+    // The peer's inter-pod base RTT (`third.cc`'s pairRtt) is 12,240 ns.
     let base = 12_240;
     let bytes = 500_000 + 500 * 48;
     assert_eq!(r.flows[0].ideal_fct_ns, base + bytes * 8 / 100);
@@ -272,7 +272,8 @@ fn retransmission_timeout_finishes_lossy_runs() {
 
 /// Regression: with `ack_high_prio`, a paused host still sends ACKs. If the
 /// switches count those ACKs in the paused class (the peer's behaviour,
-/// §2.2) long pauses overflow the ingress headroom; rdmasim's default
+/// `third.cc` sets `ACK_HIGH_PRIO` on hosts only) long pauses overflow the
+/// ingress headroom; rdmasim's default
 /// carries them in class 0 at the switches too and stays lossless.
 #[test]
 fn high_priority_acks_do_not_overflow_headroom() {

@@ -426,9 +426,9 @@ fn time_figure(title: String, ylabel: &str, lines: Vec<Line>) -> Figure {
 }
 
 /// A Bifrost port's slots over time (`bifrost_trace.csv` of a run): L, F,
-/// L + F and the two bounds of Theorem 1 (`specs/seed-000-bifrost-longhaul.md`
-/// §2.9), in MB. H is read from the trace (`L_plus_F_minus_H`); the lower
-/// bound Δ + R_s·T needs `delta_rst` (bytes), drawn when given.
+/// L + F and the two bounds of Theorem 1 (Bifrost §IV-C1), in MB. H is read
+/// from the trace (`L_plus_F_minus_H`); the lower bound Δ + R_s·T needs
+/// `delta_rst` (bytes), drawn when given.
 pub fn bifrost(
     run: &Path,
     node: u32,

@@ -1,6 +1,5 @@
 //! Several datacenters joined by long-haul links: the topology of the
-//! long-haul papers (`specs/seed-001-swing.md` §5.2,
-//! `specs/seed-000-bifrost-longhaul.md` §4.2, Fig. 10).
+//! long-haul papers (Swing §6.1, Figs. 1 and 7; Bifrost §VI-B, Fig. 10).
 //!
 //! Each datacenter (DC) is a k-ary fat tree with `hosts_per_tor` hosts under
 //! each ToR (the Swing/Bifrost fabric is k = 4 with 2 hosts per ToR, 16
@@ -12,7 +11,7 @@
 //! # Parallel long links
 //!
 //! Several long links between the same two DCI switches (the Bifrost
-//! testbed's two and three 80 km cables, balanced by ECMP, seed-000 §4.1)
+//! testbed's two and three 80 km cables, balanced by ECMP, Bifrost §VI-A)
 //! are plain parallel links of [`Topology::links`]: [`Topology::validate`]
 //! accepts parallel links between two switches, each is a port of its own
 //! at both ends, and [`Routes`](crate::Routes) lists every one of them as
@@ -68,18 +67,16 @@ pub struct CrossDcSpec {
     pub long_rate: Rate,
     /// One-way propagation delay of each long link.
     pub long_delay: Delta,
-    /// Put a Swing PFC relay (`specs/seed-001-swing.md` §3.1, Fig. 7②) at
-    /// each end of every long link: `DCI — relay — long link — relay — DCI`,
-    /// the relay joined to its DCI switch by a link of `long_rate` and
-    /// `delay`.
+    /// Put a Swing PFC relay (Swing §5.1, Fig. 7②) at each end of every
+    /// long link: `DCI — relay — long link — relay — DCI`, the relay joined
+    /// to its DCI switch by a link of `long_rate` and `delay`.
     pub relays: bool,
 }
 
 impl CrossDcSpec {
-    /// The Swing evaluation (`specs/seed-001-swing.md` §5.2): two k = 4
-    /// fat trees with 2 hosts per ToR (16 per DC), 100 Gb/s and 1 µs inside
-    /// each DC, one DCI switch per DC on every core, one 400 Gb/s long link
-    /// of 80 km (400 µs).
+    /// The Swing evaluation (Swing §6.1): two k = 4 fat trees with 2 hosts
+    /// per ToR (16 per DC), 100 Gb/s and 1 µs inside each DC, one DCI switch
+    /// per DC on every core, one 400 Gb/s long link of 80 km (400 µs).
     pub const SWING: CrossDcSpec = CrossDcSpec {
         dcs: 2,
         k: 4,
@@ -93,7 +90,7 @@ impl CrossDcSpec {
         relays: false,
     };
 
-    /// The Bifrost simulation (`specs/seed-000-bifrost-longhaul.md` §4.2):
+    /// The Bifrost simulation (Bifrost §VI-B, Fig. 10):
     /// the Swing fabric with a 600 km (3 ms) long link.
     pub const BIFROST: CrossDcSpec = CrossDcSpec {
         long_delay: Delta::from_ms(3),
@@ -626,8 +623,8 @@ mod tests {
             assert_eq!(nh.len(), 1);
             assert_eq!(t.links[nh[0] as usize].other(c), lay.dci(0));
         }
-        // Base delay of the path: 8 x 1 us + 400 us (the specs' 817 us RTT
-        // less serialisation, seed-001 §4.3).
+        // Base delay of the path: 8 x 1 us + 400 us (Swing §6.1's IRN-inter
+        // RTO_low, 817 us, is about this round trip plus serialisation).
         let d: u64 = r
             .path(&t, 0, 31)
             .iter()

@@ -113,7 +113,7 @@ pub fn poisson(p: &PoissonSpec) -> Result<Vec<FlowSpec>, String> {
 /// other than its source (the hosts of `p` only send). An empty `dsts` is
 /// [`poisson`]: every host of `p` sends to the others. For traffic from
 /// one group of hosts to another, e.g. 16 senders in one datacenter to 4
-/// receivers in another (`specs/seed-001-swing.md` §5.4).
+/// receivers in another (Swing §6.2).
 pub fn poisson_to(p: &PoissonSpec, dsts: &[u32]) -> Result<Vec<FlowSpec>, String> {
     p.validate()?;
     let mut sorted = dsts.to_vec();

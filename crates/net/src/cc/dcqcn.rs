@@ -1,7 +1,8 @@
 //! DCQCN, the peer's Mellanox (CX4+) flavour.
 //!
-//! Heads up: read `specs/peer-hpcc-ns3.md` §2.3 ("1 = DCQCN") before changing
-//! this file. This is not the paper's byte-counter DCQCN: the reaction point
+//! Heads up: read the peer's DCQCN (HPCC sim `rdma-hw.cc`, the `…Mlx`
+//! functions from `cnp_received_mlx` on, `CC_MODE 1`) before changing this
+//! file. This is not the paper's byte-counter DCQCN: the reaction point
 //! (RP) increases its rate by timer only, and a CNP is the ECN echo flag the
 //! receiver sets on every ACK of a marked packet.
 //!
@@ -23,7 +24,7 @@ const DECREASE: usize = 0;
 const INCREASE: usize = 1;
 
 /// DCQCN parameters (peer config keys in parentheses; defaults from run.py's
-/// "dcqcn" at 100 Gb/s, §2.3).
+/// "dcqcn" at 100 Gb/s).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DcqcnConfig {
     /// Alpha update period (`ALPHA_RESUME_INTERVAL`, 1 µs).

@@ -1,12 +1,12 @@
 //! DCTCP, the peer's rate-based "hardware DCTCP" (`CC_MODE 8`).
 //!
-//! Heads up: read `specs/peer-hpcc-ns3.md` §2.3 ("8 = DCTCP"). The sender
-//! starts at line rate. Alpha is updated once per window of data from the
-//! fraction F of ECN-echo ACKs in it: α = (1 − g)·α + g·F. An ECN echo
-//! outside CWR cuts the rate to R·(1 − α/2) and enters CWR until the
-//! `snd_nxt` at the cut is acknowledged; outside CWR the rate grows by
-//! `DCTCP_RATE_AI` once per window. Switches mark with a step at K
-//! (Kmin = Kmax = K, Pmax = 1).
+//! Heads up: read the peer's `RdmaHw::HandleAckDctcp` (HPCC sim
+//! `rdma-hw.cc`). The sender starts at line rate. Alpha is updated once per
+//! window of data from the fraction F of ECN-echo ACKs in it:
+//! α = (1 − g)·α + g·F. An ECN echo outside CWR cuts the rate to
+//! R·(1 − α/2) and enters CWR until the `snd_nxt` at the cut is
+//! acknowledged; outside CWR the rate grows by `DCTCP_RATE_AI` once per
+//! window. Switches mark with a step at K (Kmin = Kmax = K, Pmax = 1).
 
 use super::{AckSample, CcEnv, CongestionControl, TimerRequests};
 use engine::{Rate, Time};

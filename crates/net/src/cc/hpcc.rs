@@ -1,8 +1,8 @@
 //! HPCC, as the peer implements it (`CC_MODE 3`).
 //!
-//! Heads up: read `specs/peer-hpcc-ns3.md` §2.3 ("3 = HPCC") and HPCC's
-//! Algorithm 1 before changing this file. Per ACK, for each hop j of the
-//! echoed INT stack:
+//! Heads up: read the peer's `RdmaHw::UpdateRateHp` (HPCC sim `rdma-hw.cc`)
+//! and HPCC's Algorithm 1 before changing this file. Per ACK, for each hop j
+//! of the echoed INT stack:
 //!
 //! ```text
 //! u_j = txRate_j / B_j + min(qlen_j, qlen_j,prev) / (B_j · T)
@@ -266,10 +266,10 @@ impl CongestionControl for Hpcc {
     }
 }
 
-/// `rate` raised to MIN_RATE, then lowered to the line rate (§2.3: "MIN_RATE
-/// as floor, line rate as ceiling"). The same as `clamp` when MIN_RATE is
-/// below the line rate; above it (a slow NIC with the default MIN_RATE),
-/// the line rate wins, where `clamp` would panic.
+/// `rate` raised to MIN_RATE, then lowered to the line rate (the peer's
+/// `UpdateRateHp` clamps to `m_minRate`, then to `m_max_rate`). The same as
+/// `clamp` when MIN_RATE is below the line rate; above it (a slow NIC with
+/// the default MIN_RATE), the line rate wins, where `clamp` would panic.
 pub(crate) fn floor_then_ceiling(rate: u64, min_rate: u64, line_rate: u64) -> u64 {
     rate.max(min_rate).min(line_rate)
 }

@@ -47,10 +47,11 @@ impl TimerRequests {
 /// What a controller knows about its QP's path when it is created.
 #[derive(Clone, Copy, Debug)]
 pub struct CcEnv {
-    /// The NIC's line rate: every QP starts there (the peer, §2.3).
+    /// The NIC's line rate: every QP starts there (the peer's
+    /// `RdmaHw::AddQueuePair`).
     pub line_rate: Rate,
     /// Base RTT the scheme uses (the peer's maxRtt with `GLOBAL_T 1`, else
-    /// the pair's base RTT, §2.5).
+    /// the pair's base RTT, as `third.cc` computes them).
     pub base_rtt: Delta,
     /// Bandwidth-delay product matching `base_rtt`, bytes (the peer's
     /// maxBdp or the pair's BDP).
@@ -188,9 +189,9 @@ impl CcConfig {
     pub fn uses_int(&self) -> bool {
         matches!(self, CcConfig::Hpcc(_))
     }
-    /// Bytes of the scheme's header on each data packet beyond the base
-    /// headers (§2.1: HPCC's INT 42 B = 5 hops × 8 B + 2 B, TIMELY's 8 B
-    /// timestamp). ACKs carry the same header, padded to the 60 B minimum.
+    /// Bytes of the scheme's header on each data packet beyond the base headers
+    /// (the peer's `IntHeader`: HPCC's INT 42 B = 5 hops × 8 B + 2 B, TIMELY's
+    /// 8 B timestamp). ACKs carry the same header, padded to the 60 B minimum.
     pub fn header_bytes(&self) -> u32 {
         match self {
             CcConfig::Hpcc(_) => 42,

@@ -1,12 +1,13 @@
 //! HPCC-PINT, as the peer implements it (`CC_MODE 10`).
 //!
-//! Heads up: read `specs/peer-hpcc-ns3.md` §2.3 ("10 = HPCC-PINT"). Instead
-//! of a per-hop INT stack, every switch egress keeps an estimate of its own
-//! normalised inflight U and writes it into a 2-byte field of the data
-//! packet when it exceeds what is there, so the packet arrives with the
-//! path's maximum. The ACK echoes it; the sender applies HPCC's single-rate
-//! rule to it (reference rate committed once per RTT, fast react between),
-//! using only a fraction `PINT_PROB` of the ACKs.
+//! Heads up: read the peer's `RdmaHw::UpdateRateHpPint` and its switch side in
+//! `SwitchNode::SwitchNotifyDequeue` (HPCC sim). Instead of a per-hop INT
+//! stack, every switch egress keeps an estimate of its own normalised inflight
+//! U and writes it into a 2-byte field of the data packet when it exceeds what
+//! is there, so the packet arrives with the path's maximum. The ACK echoes it;
+//! the sender applies HPCC's single-rate rule to it (reference rate committed
+//! once per RTT, fast react between), using only a fraction `PINT_PROB` of the
+//! ACKs.
 //!
 //! Switch estimate per egress port, at each data dequeue (T = max RTT,
 //! B = line rate in bytes/s, dt = time since the port's last dequeue, ≤ T):

@@ -1,10 +1,9 @@
 //! Swift-like RTT AIMD on a congestion window: Bifröst's default CC.
 //!
-//! Heads up: read `specs/seed-002-bifrost-pfcfree.md` §11. The paper gives
-//! the structure (RTT is the signal, "similar to Swift"; on a drop the
-//! window goes to its minimum) and base_RTT = 50 µs, and leaves every other
-//! value unspecified. rdmasim follows the reference structure of §11.1
-//! (after Swift, SIGCOMM 2020):
+//! Heads up: read Bifröst (PFC-free) §3.4.3 and Swift. The Bifröst paper
+//! gives the structure (RTT is the signal, "similar to Swift"; on a drop the
+//! window goes to its minimum) and base_RTT = 50 µs (§4.1), and leaves every
+//! other value unspecified. rdmasim follows Swift's structure:
 //!
 //! ```text
 //! rtt < target:                         cwnd += ai · acked / cwnd
@@ -24,7 +23,7 @@ use engine::{Delta, Rate, Time};
 /// Swift-like parameters; `None` sizes derive from the path (see module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwiftConfig {
-    /// Target delay (50 µs: Bifröst's base_RTT, §11.1).
+    /// Target delay (50 µs: Bifröst's base_RTT, Bifröst (PFC-free) §4.1).
     pub target: Delta,
     /// Additive increase per RTT, bytes (default: one MTU).
     pub ai: Option<u64>,

@@ -1,9 +1,10 @@
 //! TIMELY, as the peer implements it (`CC_MODE 7`).
 //!
-//! Heads up: read `specs/peer-hpcc-ns3.md` §2.3 ("7 = TIMELY") and the
-//! TIMELY paper's Algorithm 1. Data packets carry an 8 B send timestamp that
-//! the ACK echoes; the rate is updated once per RTT (when the ACK passes the
-//! `snd_nxt` recorded at the last update), with no fast react:
+//! Heads up: read the peer's `RdmaHw::UpdateRateTimely` (HPCC sim
+//! `rdma-hw.cc`) and TIMELY's Algorithm 1. Data packets carry an 8 B send
+//! timestamp that the ACK echoes; the rate is updated once per RTT (when the
+//! ACK passes the `snd_nxt` recorded at the last update), with no fast
+//! react:
 //!
 //! ```text
 //! rtt_diff = (1 − α)·rtt_diff + α·(rtt − prev_rtt);  gradient = rtt_diff / minRTT

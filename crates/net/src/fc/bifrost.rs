@@ -1,10 +1,10 @@
 //! Bifrost: downstream-driven flow control for a long-haul ingress.
 //!
-//! Heads up: read `specs/seed-000-bifrost-longhaul.md` §2.4 (Algorithm 1),
-//! §2.5 (timing), §2.6 (pause encoding), §2.7 (upstream and downstream
-//! behaviour), §2.8 (pause-frame leaking), §2.9 (Theorem 1), §2.11 and
-//! Appendix B (the printed algorithm's two defects), §2.12 (reference
-//! sketch); `docs/bifrost.md` explains what is implemented and why.
+//! Heads up: read Bifrost §IV-B (Algorithm 1; Figs. 5 and 6 for timing),
+//! §V (pause encoding, upstream and downstream behaviour, the limits on T),
+//! §IV-D (pause-frame leaking) and §IV-C1 with its online appendix
+//! (Theorem 1); `docs/bifrost.md` explains what is implemented, the printed
+//! algorithm's two defects, and why.
 //!
 //! Every slot T the port reads L (bytes held at its ingress for the class)
 //! and r (bytes received in the last slot), computes the grant
@@ -16,7 +16,8 @@
 //!
 //! This port's own egress (the reverse direction) obeys PFC frames from the
 //! far end as 802.1Qbb timers; standard PFC threshold generation is off on
-//! a Bifrost port (§2.7).
+//! a Bifrost port (Bifrost §V: it is "triggered by time slot instead of by
+//! queue length threshold").
 
 use super::pfc::quanta_duration;
 use super::pfc::PfcMode;
@@ -27,28 +28,31 @@ use engine::units::MAX_BYTES;
 use engine::{Delta, Rate, Time};
 use std::collections::VecDeque;
 
-/// Which reading of Algorithm 1 runs (spec §2.11 A2–A5, Appendix B).
+/// Which reading of Bifrost's Algorithm 1 runs (`docs/bifrost.md`, "The
+/// three readings").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BifrostReading {
-    /// Algorithm 1 exactly as printed (§2.4): c = min(R_s·T, H − L − F) may
-    /// be negative; every k slots ĉ = max(0, c − (L + F − H)) (which raises
-    /// the grant when L + F < H, A4); F ← min(Δ + R_s·T, F − r + c) with the
-    /// measured r. Appendix B's V1: not lossless even without leaks (A2).
+    /// Algorithm 1 exactly as printed (Bifrost §IV-B, Alg. 1 ll. 10–15):
+    /// c = min(R_s·T, H − L − F) may be negative; every k slots
+    /// ĉ = max(0, c − (L + F − H)) (which raises the grant when L + F < H);
+    /// F ← min(Δ + R_s·T, F − r + c) with the measured r. Not lossless even
+    /// without leaks: a negative c drives F below the bytes in flight.
     Literal,
-    /// c clamped at 0, only a positive excess deducted (A2, A4), F updated
-    /// from the measured r as printed (line 15): Appendix B's V2, the spec's
-    /// "paper" mode. Exact without leaks; a leak makes F drift below the
-    /// true in-flight bytes, and the leak check never sees it (A5).
+    /// c clamped at 0, only a positive excess deducted, F updated from the
+    /// measured r as printed (line 15). Exact without leaks; a leak makes F
+    /// drift below the true in-flight bytes, and the leak check never sees
+    /// it.
     Clamped,
     /// c clamped at 0, only a positive excess deducted, and F the running
     /// sum of the grants in flight: the ĉ issued over the last N + 1 slots
-    /// (the appendix's F_n = F_{n−1} − c_{n−(N+1)} + c_n; Appendix B's V4).
-    /// Leaked bytes then raise L but not F, so L + F > H reveals them and
-    /// the deduction takes them back (§2.8, A5). rdmasim's default.
+    /// (the online appendix's F_n = F_{n−1} − c_{n−(N+1)} + c_n). Leaked
+    /// bytes then raise L but not F, so L + F > H reveals them and the
+    /// deduction takes them back (Bifrost §IV-D). rdmasim's default.
     Ledger,
 }
 
-/// A test knob: hold back some pause frames to make them late (§2.8).
+/// A test knob: hold back some pause frames to make them late (Bifrost
+/// §IV-D).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PauseDelay {
     /// Every `every`-th pause frame is delayed (1 = all).
@@ -60,20 +64,25 @@ pub struct PauseDelay {
 /// Settings of a Bifrost ingress. Names are the paper's symbols.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BifrostConfig {
-    /// Time slot T. Default 10 µs (§2.7 "Chosen: T = 10 µs", §3.4).
+    /// Time slot T. Default 10 µs (Bifrost §V: "we configure T to be
+    /// 10 µs"; §VI-B).
     pub t_slot: Delta,
     /// Reserved buffer H of the queue, bytes. `None`: Δ + 2·R_s·T + k·MTU
-    /// (§2.9 Theorem 1's condition plus §2.8's leak headroom; §2.11 A1).
+    /// (Bifrost §IV-C1's condition for Theorem 1 plus §IV-D's k × MTU of
+    /// leak headroom; Alg. 1's header prints the weaker Δ + R_s·T).
     pub h: Option<u64>,
-    /// Leak-check period k, slots. Default 1 (§2.8 "Both the testbed and the
-    /// simulations use k = 1"). 0 turns the check off.
+    /// Leak-check period k, slots. Default 1 (Bifrost §VI-A1 and §VI-B: k is
+    /// set to 1 on the testbed and in the simulations). 0 turns the check
+    /// off.
     pub k: u32,
     /// Largest frame on the link, bytes, for H's k·MTU term. Default 1500
-    /// (§5: the IRN settings imply 1500 B packets; `rdmasim buffer` uses it).
+    /// (Bifrost §VI-B's IRN bitmap, 50,134 packets for a 6 ms round trip at
+    /// 100 Gb/s, implies 1500 B packets; `rdmasim buffer` uses it).
     pub mtu: u64,
     /// Δ, bytes. `None`: R_s·N·T with N = ⌈2D/T⌉ slots per round trip: the
-    /// link's BDP over propagation only (§2.3, A6), rounded up to whole
-    /// slots (exact when T divides the RTT, as for 600 km and 10 µs).
+    /// link's BDP over propagation only (Bifrost Table I: "BDP"; what else it
+    /// counts is not said), rounded up to whole slots (exact when T divides the
+    /// RTT, as for 600 km and 10 µs).
     pub delta: Option<u64>,
     /// Which reading of the algorithm. Default [`BifrostReading::Ledger`].
     pub reading: BifrostReading,
@@ -83,7 +92,7 @@ pub struct BifrostConfig {
     pub class: u8,
     /// Keep a per-slot trace ([`BifrostSlot`]). Default off.
     pub trace: bool,
-    /// Test knob: make some pause frames late (§2.8). Default none.
+    /// Test knob: make some pause frames late (Bifrost §IV-D). Default none.
     pub pause_delay: Option<PauseDelay>,
 }
 
@@ -118,7 +127,7 @@ pub struct BifrostParams {
     pub t_quanta: u64,
 }
 
-/// One slot of a Bifrost port (§2.12 "Instrument"), values after the
+/// One slot of a Bifrost port (Alg. 1's variables), values after the
 /// slot's update.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BifrostSlot {
@@ -177,12 +186,12 @@ pub struct Bifrost {
     /// Slot number n.
     n: u64,
     /// F, virtual incoming bytes. Signed: the literal reading drives it
-    /// negative (§7 item 1).
+    /// negative.
     f: i64,
-    /// Bytes received in the current slot (the MAC's RX counter, §2.7).
+    /// Bytes received in the current slot (the MAC's RX counter, Bifrost §V).
     rx_slot: u64,
     /// L: bytes of the class held at this ingress, from admission until the
-    /// switch sends them on (the MMU's ingress accounting, §2.7).
+    /// switch sends them on (the MMU's ingress accounting, Bifrost §V).
     l: u64,
     /// Ledger reading: ĉ of the last N + 1 slots, oldest first.
     ledger: VecDeque<i64>,
@@ -201,7 +210,7 @@ pub struct Bifrost {
 
 impl BifrostConfig {
     /// Resolve against a link of `rate` and one-way delay `delay`, with
-    /// one line per constraint broken (§2.7, §2.8, §2.9).
+    /// one line per constraint broken (Bifrost §V, §IV-D, §IV-C1).
     pub fn resolve(&self, rate: Rate, delay: Delta) -> (BifrostParams, Vec<String>) {
         let t = self.t_slot;
         let t_bits = rate.bps() as u128 * t.ps() as u128 / 1_000_000_000_000;
@@ -220,29 +229,29 @@ impl BifrostConfig {
         if h < bound {
             w.push(format!(
                 "Bifrost H = {h} B is below Theorem 1's bound Δ + 2·R_s·T = {bound} B \
-                 (seed-000 §2.9): the port may drop or leave its link idle"
+                 (Bifrost §IV-C1): the port may drop or leave its link idle"
             ));
         } else if h < bound.saturating_add(k_mtu) {
             w.push(format!(
                 "Bifrost H = {h} B leaves less than k·MTU = {} B above Δ + 2·R_s·T for \
-                 pause-frame leaking (seed-000 §2.8)",
+                 pause-frame leaking (Bifrost §IV-D)",
                 u64::from(self.k) * self.mtu
             ));
         }
         if t >= delay {
             w.push(format!(
                 "Bifrost T = {t} is not below the link's one-way delay D = {delay} \
-                 (seed-000 §2.7: \"T < D\")"
+                 (Bifrost §V: T must be smaller than D)"
             ));
         }
         if t_quanta > 65_535 {
             w.push(format!(
                 "Bifrost T = {t} is {t_quanta} quanta of 512 bits, more than a PFC pause \
-                 field holds (65535; seed-000 §2.6): pauses are cut to 65535"
+                 field holds (65535; Bifrost §V): pauses are cut to 65535"
             ));
         }
         if self.k == 0 {
-            w.push("Bifrost k = 0: the leak check never runs (seed-000 §2.8)".into());
+            w.push("Bifrost k = 0: the leak check never runs (Bifrost §IV-D)".into());
         }
         if self.class == 0 || self.class as usize >= crate::wire::N_CLASSES {
             w.push(format!(
@@ -382,7 +391,8 @@ impl Bifrost {
     }
 
     /// Pause quanta for a grant of `c_hat` bytes: p = T − ĉ/R_s in 512-bit
-    /// quanta, rounded up (§2.6 suggestion: conservative), at most 65535.
+    /// quanta, rounded up (rdmasim's choice, conservative: Bifrost does not
+    /// say how p is rounded), at most 65535.
     /// 0 when p ≤ 0 (no frame, line 7).
     fn quanta_for(&self, c_hat: i64) -> u16 {
         let granted_bits = (c_hat as i128) * 8;
@@ -405,11 +415,12 @@ impl Bifrost {
         // Line 5.
         self.n += 1;
         let n = self.n;
-        // Line 10, with the old F (§2.4 "Order matters").
+        // Line 10, with the old F (the online appendix's
+        // c_n = min(R_s·T, H − L_n − F_{n−1})).
         let raw = s.min(h - li - self.f);
         let c = match self.cfg.reading {
             BifrostReading::Literal => raw,
-            // A2: clamp at 0.
+            // Clamp at 0: a pause frame cannot carry a negative grant.
             _ => raw.max(0),
         };
         // Lines 11–13: every k slots, deduct over-granted bytes.
@@ -418,7 +429,7 @@ impl Bifrost {
             let excess = li + self.f - h;
             c_hat = match self.cfg.reading {
                 BifrostReading::Literal => (c - excess).max(0),
-                // A4: only a positive excess is deducted.
+                // Only a positive excess is deducted (Bifrost §IV-D).
                 _ if excess > 0 => (c - excess).max(0),
                 _ => c,
             };
@@ -487,7 +498,7 @@ impl Bifrost {
 
 impl FlowControl for Bifrost {
     fn on_start(&mut self, now: Time, out: &mut FcOutbox) {
-        // A free-running slot clock (§2.11 A7).
+        // A free-running slot clock (rdmasim's choice: Bifrost sets no phase).
         self.next_tick = now + self.cfg.t_slot;
         self.arm(out);
     }
@@ -582,16 +593,16 @@ mod tests {
         b.on_timer(Time::from_ns(t_ns), &|_| S, out);
     }
 
-    /// 400 Gb/s, 600 km, T = 10 µs: the spec's Appendix A numbers.
+    /// 400 Gb/s, 600 km, T = 10 µs: the numbers of Bifrost §V and §VI-B.
     #[test]
-    fn parameters_match_appendix_a() {
+    fn parameters_at_400g_600km() {
         let cfg = BifrostConfig::default();
         let (p, w) = cfg.resolve(Rate::gbps(400), Delta::from_ms(3));
         assert_eq!(p.r_s_t, 500_000);
         assert_eq!(p.n, 600);
         assert_eq!(p.delta, 300_000_000);
         assert_eq!(p.h, 301_000_000 + 1500);
-        // 7812.5 quanta, rounded up: 7813 (§2.6).
+        // 7812.5 quanta, rounded up: 7813 (Bifrost §V).
         assert_eq!(p.t_quanta, 7813);
         assert!(w.is_empty(), "{w:?}");
         let low = BifrostConfig {
@@ -602,9 +613,10 @@ mod tests {
         assert!(w[0].contains("Theorem 1"), "{w:?}");
     }
 
-    /// No congestion: c = R_s·T, p = 0, no frame (§2.5, §6 target 5).
-    /// A full stall: the grant shrinks at once and a pause goes out in the
-    /// first slot that sees the queue (§2.10 "at most 2T").
+    /// No congestion: c = R_s·T, p = 0, no frame (Bifrost §IV-C3: a frame
+    /// only when the pause time is non-zero). A full stall: the grant
+    /// shrinks at once and a pause goes out in the first slot that sees the
+    /// queue (Bifrost §IV-C2: "at most after time 2T").
     #[test]
     fn no_frame_while_uncongested_then_pause_at_once() {
         let cfg = BifrostConfig::default();
@@ -662,7 +674,7 @@ mod tests {
         assert!(Bifrost::new(&slot(Delta::from_ms(1)), rate, Delta::from_ms(5)).is_ok());
     }
 
-    /// The literal reading lets c go negative and F follow it (§2.11 A2).
+    /// The literal reading lets c go negative and F follow it.
     #[test]
     fn literal_grant_goes_negative_clamped_does_not() {
         for (reading, negative) in [
@@ -686,7 +698,7 @@ mod tests {
         }
     }
 
-    /// Pause frames can be held back for leak tests (§2.8).
+    /// Pause frames can be held back for leak tests (Bifrost §IV-D).
     #[test]
     fn a_delayed_pause_leaves_later() {
         let cfg = BifrostConfig {

@@ -1,7 +1,8 @@
 //! Credit-based link flow control, InfiniBand style (CBFC).
 //!
-//! Heads up: read `specs/seed-000-bifrost-longhaul.md` §3.6 (CBFC and
-//! CBFC-ideal as the Bifrost paper configures them) and §7 item 7.
+//! Heads up: read Bifrost §II-B (CBFC's FCCL and FCTBS), §III-A (the 12-bit
+//! FCCL field and the reach it allows) and §VI-B (CBFC-ideal as the Bifrost
+//! paper configures it), and the InfiniBand specification (IBTA).
 //!
 //! Per class (a virtual lane), in blocks of `block` bytes (64 B):
 //! - the **downstream ingress** keeps ABR, the blocks it has received, and
@@ -19,15 +20,14 @@
 //! round trip, 2.1 km at 100 Gb/s (`rdmasim buffer` rounds the limit to
 //! 2^12 blocks). `field_bits = None` is CBFC-ideal: no limit.
 //!
-//! Update policy (the spec leaves it open, §3.6 "Credit update period …
-//! [NOT SPECIFIED]"; rdmasim's choice): an update goes out as soon as the
-//! FCCL has advanced `update_blocks` beyond the last one sent, and any
-//! smaller advance is flushed `update_period` after it happened. Each class
-//! speaks first with its whole buffer; the simulation hands that first
-//! update to the upstream at time zero, as InfiniBand exchanges credits
-//! while the link trains, before it carries data. Until an upstream has
-//! heard it, it sends nothing in that class. Class 0 (control,
-//! high-priority ACKs) is never credit-limited.
+//! Update policy (Bifrost does not give CBFC-ideal's update period; rdmasim's
+//! choice): an update goes out as soon as the FCCL has advanced `update_blocks`
+//! beyond the last one sent, and any smaller advance is flushed `update_period`
+//! after it happened. Each class speaks first with its whole buffer; the
+//! simulation hands that first update to the upstream at time zero, as
+//! InfiniBand exchanges credits while the link trains, before it carries data.
+//! Until an upstream has heard it, it sends nothing in that class. Class 0
+//! (control, high-priority ACKs) is never credit-limited.
 //!
 //! Simplifications: no FCTBS frames from the upstream (InfiniBand sends them
 //! to resynchronise ABR after a loss; rdmasim's frames are lost only under a
@@ -43,11 +43,11 @@ use engine::{Delta, Rate, Time};
 /// Settings of one CBFC port.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CbfcConfig {
-    /// Credit block, bytes. 64 (seed-000 §3.6 "One block = 64 B").
+    /// Credit block, bytes. 64 (Bifrost §II-B: "one block is 64 bytes").
     pub block: u32,
     /// Width of the FCCL field in bits: `Some(12)` is InfiniBand's
-    /// (seed-000 §3.6 "Real IB has a 12-bit FCCL field"); `None` is
-    /// CBFC-ideal, without the limit (§3.6, §VI-B).
+    /// (Bifrost §III-A: "There are 12 bits in the CBFC message for the
+    /// FCCL"); `None` is CBFC-ideal, without the limit (Bifrost §VI-B).
     pub field_bits: Option<u32>,
     /// Buffer this ingress advertises per class, bytes. At a switch the
     /// port's ingress owns exactly this much (a static buffer) unless the
@@ -58,8 +58,8 @@ pub struct CbfcConfig {
     /// 1500 B frame plus change, 3% of the reverse bandwidth at most.
     pub update_blocks: u64,
     /// Flush a smaller advance after this long. Default 1 µs: rdmasim's
-    /// choice (the spec suggests 10 µs, §3.6; 1 µs keeps small buffers on
-    /// short links from idling).
+    /// choice (Bifrost's slot, 10 µs, would also do; 1 µs keeps small
+    /// buffers on short links from idling).
     pub update_period: Delta,
     /// Classes (bit i = class i) under credit control; default classes
     /// 1–7. Others are neither limited nor advertised.
@@ -170,7 +170,7 @@ impl Cbfc {
 
     /// The FCCL to advertise now (full width): ABR + free blocks, the free
     /// part capped at 2^bits − 1 so the upstream's modular difference stays
-    /// unambiguous (§3.6).
+    /// unambiguous (the 12-bit field of Bifrost §III-A).
     fn fccl_now(&self, class: usize) -> u64 {
         let free = self.cap_blocks - self.held_blocks[class];
         self.abr[class] + free.min(self.mask)

@@ -152,9 +152,10 @@ pub enum AnyFc {
     Lossy(Lossy),
     /// Priority flow control (IEEE 802.1Qbb, or the peer's variant).
     Pfc(Pfc),
-    /// InfiniBand-style credits per class (seed-000 §3.6).
+    /// InfiniBand-style credits per class (IBTA; Bifrost §II-B).
     Cbfc(Cbfc),
-    /// Bifrost's downstream slot loop on a long-haul ingress (seed-000 §2.4).
+    /// Bifrost's downstream slot loop on a long-haul ingress (Bifrost §IV-B,
+    /// Alg. 1).
     Bifrost(Bifrost),
     /// A Swing relay's local port: its own flow control, and every control
     /// frame it receives sent on out of the relay's other port.

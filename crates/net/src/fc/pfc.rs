@@ -1,7 +1,8 @@
 //! Priority flow control.
 //!
-//! Heads up: read `specs/peer-hpcc-ns3.md` §2.4 (the peer's PFC) and IEEE
-//! 802.1Qbb's pause semantics. Two modes ([`PfcMode`]):
+//! Heads up: read the peer's PFC (HPCC sim `switch-mmu.cc`
+//! `CheckShouldPause`/`CheckShouldResume`, `QbbNetDevice::Receive`) and
+//! IEEE 802.1Qbb's pause semantics. Two modes ([`PfcMode`]):
 //! - `UntilResume` (the peer): XOFF pauses the class until an XON (a frame
 //!   with pause time 0); the pause-time field is not used as a timer.
 //! - `Quanta` (the standard): XOFF pauses for `quanta` × 512 bit-times of the
@@ -44,7 +45,8 @@ pub enum PfcMode {
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Pfc {
-    /// Whether this port sends PFC (switch ports do; hosts never do, §2.4).
+    /// Whether this port sends PFC (switch ports do; the peer's hosts never
+    /// do).
     sends: bool,
     // Upstream half: bit `c` set iff class `c` is paused.
     paused: u8,
@@ -357,7 +359,7 @@ mod tests {
         assert_eq!(p.counters(Time::from_ns(2000)).paused_ps[3], 812_000);
     }
 
-    /// 802.1Qbb as Bifrost needs it (seed-000 §2.7): q quanta pause for
+    /// 802.1Qbb as Bifrost needs it (Bifrost §V): q quanta pause for
     /// q × 512 bit-times, and a newer frame replaces the running timer,
     /// shorter as well as longer; 0 quanta resumes at once.
     #[test]
@@ -370,7 +372,7 @@ mod tests {
         let mut p = Pfc::new(mode, rate, false);
         let mut out = FcOutbox::default();
         p.on_ctrl(Time::ZERO, &Packet::pfc(3, 7813), rate, &mut out);
-        // 7813 × 512 bit / 400 Gb/s = 10.00064 µs (seed-000 §2.6).
+        // 7813 × 512 bit / 400 Gb/s = 10.00064 µs (Bifrost §V: 7813 quanta).
         assert_eq!(out.timer, Some(Time(10_000_640)));
         assert!(!p.may_send(Time(10_000_639), QueueKey::of_class(3), 1048));
         // 1 µs later, 100 quanta (128 ns) replace the rest of the pause.

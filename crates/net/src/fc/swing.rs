@@ -1,8 +1,8 @@
-//! Swing's PFC relay (Swing §3.2): a two-port relay device next to each
-//! end of a long link. Every PFC frame that reaches the relay's local port
-//! L from its data-center switch is sent on, unchanged and at once, ahead
-//! of data, out of its other port R onto the long link; the port's own
-//! flow control then acts on the frame as it would without the relay.
+//! Swing's PFC relay (Swing §5.2, Fig. 8): a two-port relay device next to each
+//! end of a long link. Every PFC frame that reaches the relay's local port L
+//! from its data-center switch is sent on, unchanged and at once, ahead of
+//! data, out of its other port R onto the long link; the port's own flow
+//! control then acts on the frame as it would without the relay.
 //!
 //! It wraps the port's flow control (PFC as configured, or whatever the
 //! port's rule chose) and adds the forwarding: the relay is a flow-control
@@ -48,7 +48,7 @@ impl FlowControl for SwingRelay {
         self.inner.on_send(now, key, bytes)
     }
     fn on_ctrl(&mut self, now: Time, frame: &Packet, rate: Rate, out: &mut FcOutbox) {
-        // Relayed first, as the device forwards it on receipt (Swing §3.2).
+        // Relayed first, as the device forwards it on receipt (Swing §5.2).
         out.forward.push((self.twin, *frame));
         self.inner.on_ctrl(now, frame, rate, out)
     }

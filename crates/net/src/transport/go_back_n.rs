@@ -1,4 +1,4 @@
-//! Go-back-N, as the peer's `RdmaHw` (§2.2).
+//! Go-back-N, as the peer's `RdmaHw` (HPCC sim `rdma-hw.cc`).
 //!
 //! Receiver (`ReceiverCheckSeq`): in order, advance and ACK. A gap: NACK
 //! carrying the expected sequence, at most once per `nack_interval` for the

@@ -1,15 +1,16 @@
 //! IRN: selective repeat for RDMA over a lossy fabric.
 //!
-//! Heads up: read `specs/seed-001-swing.md` §2.2 (IRN as Swing describes
-//! it), §4.3 (its two configurations) and §8 item 9, and
-//! `specs/seed-000-bifrost-longhaul.md` §3.7. The rules below are IRN's;
-//! where the specs are silent the choice is rdmasim's and says so.
+//! Heads up: read IRN itself, Swing §2.1 (IRN as Swing describes it), §4.2
+//! (its static bitmap on long links, Fig. 6) and §6.1 (its two
+//! configurations), and Bifrost §III-C and §VI-B. The rules below are IRN's;
+//! where the papers are silent the choice is rdmasim's and says so.
 //!
 //! Sequence numbers are packet sequence numbers (PSNs): packet `p` of a flow
 //! carries bytes `p·MTU ..` of it. ACKs carry the cumulative acknowledgement
 //! in bytes, as go-back-N's do.
 //!
-//! Receiver (§2.2 "the receiver sends a SACK on an out-of-order packet"):
+//! Receiver (Swing §2.1: "The receiver sends a SACK message after receiving
+//! an out-of-order packet"):
 //! - in order: advance the cumulative ACK over every packet the bitmap
 //!   already holds, send an ACK;
 //! - out of order: set the packet's bit, send a NACK carrying the cumulative
@@ -20,9 +21,10 @@
 //! `ack_interval` and `chunk` do not apply).
 //!
 //! Sender:
-//! - BDP-FC (§2.2 "a static bitmap bounds in-flight packets"): a new packet
-//!   is sent only if its PSN is below the cumulative ACK's PSN +
-//!   `bitmap_packets`, the span the receiver's bitmap covers.
+//! - BDP-FC (Swing §2.1: "a static bitmap that bounds the number of
+//!   in-flight packets"): a new packet is sent only if its PSN is below the
+//!   cumulative ACK's PSN + `bitmap_packets`, the span the receiver's bitmap
+//!   covers.
 //! - Each NACK's SACK is recorded in the sender's own bitmap. The first NACK
 //!   enters *loss recovery* and notes the recovery sequence, the highest PSN
 //!   sent so far. In recovery a packet counts as lost when it is neither
@@ -30,18 +32,19 @@
 //!   SACKed. Lost packets are retransmitted, each once per recovery and in
 //!   PSN order, before any new packet. Recovery ends when the cumulative ACK
 //!   passes the recovery sequence.
-//! - Timeouts (§2.2 "per-packet timeouts"): one timer per QP guards the
-//!   oldest outstanding packet. It runs from the latest of: the last
-//!   cumulative-ACK progress, the last retransmission of that packet, the
-//!   moment it was armed when nothing was outstanding; for RTO_low while fewer than N packets are in flight (unacknowledged and
-//!   not SACKed), RTO_high otherwise; IRN's rule, with N = 3 by default. The
-//!   Swing paper words it as "flows shorter than three MTU", which the IRN
-//!   rule covers: such a flow never has three packets in flight. On expiry
-//!   the sender enters recovery with every outstanding un-SACKed packet
-//!   counted as lost (rdmasim's choice where the specs are silent: a burst
-//!   lost at the tail, which no SACK can reveal, is then resent at once
-//!   rather than one packet per timeout), and a retransmission lost again is
-//!   recovered by the next timeout.
+//! - Timeouts (Swing §2.1: "the timeout RTO_low of each packet", RTO_high
+//!   for other flows): one timer per QP guards the oldest outstanding
+//!   packet. It runs from the latest of: the last cumulative-ACK progress,
+//!   the last retransmission of that packet, the moment it was armed when
+//!   nothing was outstanding; for RTO_low while fewer than N packets are in
+//!   flight (unacknowledged and not SACKed), RTO_high otherwise; IRN's rule,
+//!   with N = 3 by default. The Swing paper words it as flows "less than
+//!   three MTU" long, which the IRN rule covers: such a flow never has three
+//!   packets in flight. On expiry the sender enters recovery with every
+//!   outstanding un-SACKed packet counted as lost (rdmasim's choice where
+//!   the papers are silent: a burst lost at the tail, which no SACK can
+//!   reveal, is then resent at once rather than one packet per timeout), and
+//!   a retransmission lost again is recovered by the next timeout.
 
 use super::{Reliability, SendSeq, TimerOutcome};
 use crate::config::{IrnConfig, NicConfig};
@@ -439,8 +442,8 @@ mod tests {
         assert!(b.set(10_000) && b.get(10_000));
     }
 
-    /// §2.2: out-of-order packets are NACKed with their SACK; the packet that
-    /// fills the hole moves the cumulative ACK over everything held.
+    /// Swing §2.1: out-of-order packets are NACKed with their SACK; the packet
+    /// that fills the hole moves the cumulative ACK over everything held.
     #[test]
     fn receiver_sacks_out_of_order_and_jumps_on_fill() {
         let mut r = IrnReceiver::default();

@@ -1,6 +1,6 @@
 //! Reliability: how a QP recovers lost packets.
 //!
-//! Go-back-N RoCEv2 RC as the peer (§2.2), the default ([`go_back_n`]),
+//! Go-back-N RoCEv2 RC as the peer (`RdmaHw`), the default ([`go_back_n`]),
 //! and IRN's selective repeat for lossy fabrics ([`irn`]). Each file holds
 //! one transport's sender and receiver; the NIC (`nic.rs`) knows neither
 //! and calls the hooks below.
@@ -223,14 +223,13 @@ impl Reliability for AnyReliability {
     }
 }
 
-/// Warnings for retransmission timeouts that cannot wait for an ACK: a
-/// timeout at or below a flow's base round trip fires before the flow's
-/// first ACK can arrive, so every such flow resends while its data is
-/// still on the way (go-back-N rewinds its window, IRN resends its
-/// packets). `rtts_ns` has one base round trip per flow, as the ideal FCT
-/// counts it (propagation both ways and one data packet's serialisation
-/// per hop, `specs/peer-hpcc-ns3.md` §2.5): the first ACK takes at least
-/// that long.
+/// Warnings for retransmission timeouts that cannot wait for an ACK: a timeout
+/// at or below a flow's base round trip fires before the flow's first ACK can
+/// arrive, so every such flow resends while its data is still on the way
+/// (go-back-N rewinds its window, IRN resends its packets). `rtts_ns` has one
+/// base round trip per flow, as the ideal FCT counts it (propagation both ways
+/// and one data packet's serialisation per hop, HPCC sim `third.cc`): the first
+/// ACK takes at least that long.
 pub fn short_timeout_warnings(
     transport: &Transport,
     rto: Option<engine::Delta>,
