@@ -222,20 +222,6 @@ pub struct IrnConfig {
     pub rto_low_threshold_packets: u32,
 }
 
-impl Default for IrnConfig {
-    /// The default NIC model's (`nic/model.rs`).
-    fn default() -> Self {
-        crate::NicModel::DEFAULT.irn
-    }
-}
-
-impl Default for NicConfig {
-    /// The default NIC model's (`nic/model.rs`).
-    fn default() -> Self {
-        crate::NicModel::DEFAULT.nic.clone()
-    }
-}
-
 /// The flow-control scheme of one port, when it differs from the
 /// network-wide `[pfc]` setting.
 #[derive(Clone, Debug, PartialEq)]

@@ -98,7 +98,7 @@ impl<T: Copy> Fifo<T> {
     pub fn prefetch_second(&self) {
         let mask = self.buf.capacity().wrapping_sub(1);
         let base = self.buf.as_ptr();
-        crate::prefetch(
+        crate::cache::prefetch(
             base.wrapping_add((self.head as usize + 1) & mask)
                 .cast::<u8>(),
         );

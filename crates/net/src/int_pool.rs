@@ -77,9 +77,9 @@ impl IntPool {
                 .wrapping_add((handle >> COUNT_BITS) as usize)
                 .cast::<u8>();
             let bytes = (handle & COUNT_MASK) as usize * std::mem::size_of::<IntHop>();
-            crate::prefetch(s);
-            crate::prefetch(s.wrapping_add(64));
-            crate::prefetch(s.wrapping_add(bytes.saturating_sub(1)));
+            crate::cache::prefetch(s);
+            crate::cache::prefetch(s.wrapping_add(64));
+            crate::cache::prefetch(s.wrapping_add(bytes.saturating_sub(1)));
         }
     }
 

@@ -252,8 +252,8 @@ impl Simulation {
 #[cfg(test)]
 mod monitor_tests {
     use super::*;
+    use crate::config::NetConfig;
     use crate::monitor::MonitorPorts;
-    use crate::NetConfig;
     use engine::Delta;
     use engine::Rate;
     use workload::FlowSpec;

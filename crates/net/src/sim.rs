@@ -176,7 +176,7 @@ impl Simulation {
             Event::LinkDeliver { port } => {
                 let p = &self.ports[port as usize];
                 p.flight.prefetch_second();
-                crate::prefetch(
+                crate::cache::prefetch(
                     self.ports
                         .as_ptr()
                         .wrapping_add(p.peer as usize)
@@ -184,7 +184,9 @@ impl Simulation {
                 );
             }
             Event::TxDone { port } => {
-                crate::prefetch(self.ports.as_ptr().wrapping_add(port as usize).cast::<u8>());
+                crate::cache::prefetch(
+                    self.ports.as_ptr().wrapping_add(port as usize).cast::<u8>(),
+                );
             }
             _ => {}
         }
@@ -196,9 +198,9 @@ impl Simulation {
     #[inline(always)]
     pub(crate) fn prefetch_egress(ports: *const Port, port: u32) {
         let p = ports.wrapping_add(port as usize).cast::<u8>();
-        crate::prefetch(p);
-        crate::prefetch(p.wrapping_add(std::mem::offset_of!(Port, line1)));
-        crate::prefetch(p.wrapping_add(std::mem::offset_of!(Port, line2)));
+        crate::cache::prefetch(p);
+        crate::cache::prefetch(p.wrapping_add(std::mem::offset_of!(Port, line1)));
+        crate::cache::prefetch(p.wrapping_add(std::mem::offset_of!(Port, line2)));
     }
 
     // Inlined into the run loop: as a call, saving and restoring the

@@ -15,7 +15,7 @@
 //! times and arithmetic are the peer's; only the idle events are gone.
 //! (A CNP at exactly a tick time counts for the next tick.)
 
-use super::{CongestionControl, TimerRequests};
+use super::hooks::{CongestionControl, TimerRequests};
 use engine::{Delta, Rate, Time};
 
 /// Timer slot of the rate-decrease check.

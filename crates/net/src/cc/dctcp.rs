@@ -8,7 +8,7 @@
 //! acknowledged; outside CWR the rate grows by `DCTCP_RATE_AI` once per
 //! window. Switches mark with a step at K (Kmin = Kmax = K, Pmax = 1).
 
-use super::{AckSample, CcEnv, CongestionControl, TimerRequests};
+use super::hooks::{AckSample, CcEnv, CongestionControl, TimerRequests};
 use engine::{Rate, Time};
 
 /// DCTCP parameters (peer keys in parentheses; run.py "dctcp").
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn one_echo_halves_the_rate_then_cwr_holds_it() {
-        let env = crate::cc::test_env();
+        let env = crate::cc::hooks::test_env();
         let mut d = Dctcp::new(DctcpConfig::default(), &env);
         let mut t = TimerRequests::default();
         // α starts at 1: the first echo cuts to R·(1 − 1/2).

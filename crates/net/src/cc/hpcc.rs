@@ -17,7 +17,7 @@
 //! "fast react" from Rc. The window is W·R/line rate (`VAR_WIN`, applied by
 //! the QP). Names follow the peer's `hp` state.
 
-use super::{AckSample, CcEnv, CongestionControl, TimerRequests};
+use super::hooks::{AckSample, CcEnv, CongestionControl, TimerRequests};
 use crate::wire::{IntHop, MAX_INT_HOPS};
 use engine::{Rate, Time};
 
@@ -279,7 +279,7 @@ mod tests {
     use super::*;
     use engine::Delta;
 
-    use crate::cc::test_env as env;
+    use crate::cc::hooks::test_env as env;
 
     fn hop(ts_ns: u64, tx_bytes: u64, qlen: u64) -> IntHop {
         IntHop {

@@ -1,6 +1,6 @@
 //! No congestion control: every QP sends at its NIC's line rate.
 
-use super::CongestionControl;
+use super::hooks::CongestionControl;
 use engine::Rate;
 
 /// Always line rate.

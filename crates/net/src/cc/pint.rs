@@ -20,7 +20,7 @@
 //! exactly. The field carries ⌈log_base U⌉ offset by 2¹⁵ (`PINT_LOG_BASE`),
 //! so the sender sees U rounded up to a power of the base.
 
-use super::{AckSample, CcEnv, CongestionControl, TimerRequests};
+use super::hooks::{AckSample, CcEnv, CongestionControl, TimerRequests};
 use engine::{Rate, Rng, Time};
 
 /// HPCC-PINT parameters (peer keys in parentheses).

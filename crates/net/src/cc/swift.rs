@@ -17,7 +17,7 @@
 //! cwnd_min = 1 MTU, cwnd_max = initial = 1 BDP at line rate over the
 //! target. The QP paces at line rate; the window alone limits it.
 
-use super::{AckSample, CcEnv, CongestionControl, TimerRequests};
+use super::hooks::{AckSample, CcEnv, CongestionControl, TimerRequests};
 use engine::{Delta, Rate, Time};
 
 /// Swift-like parameters; `None` sizes derive from the path (see module docs).
@@ -128,7 +128,7 @@ impl CongestionControl for Swift {
 mod tests {
     use super::*;
 
-    use crate::cc::test_env as env;
+    use crate::cc::hooks::test_env as env;
 
     fn swift() -> Swift {
         Swift::new(SwiftConfig::default(), &env())

@@ -14,7 +14,7 @@
 //! otherwise                   → R = Rc·(1 − β·gradient)
 //! ```
 
-use super::{AckSample, CcEnv, CongestionControl, TimerRequests};
+use super::hooks::{AckSample, CcEnv, CongestionControl, TimerRequests};
 use engine::{Delta, Rate, Time};
 
 /// TIMELY parameters. The peer has them as attributes, not config keys.
@@ -141,7 +141,7 @@ impl CongestionControl for Timely {
 mod tests {
     use super::*;
 
-    use crate::cc::test_env as env;
+    use crate::cc::hooks::test_env as env;
 
     fn ack(seq: u64, snd_nxt: u64, rtt_us: u64) -> AckSample<'static> {
         AckSample {

@@ -3,7 +3,7 @@
 //! control lets them send (the peer's `DequeueRR`). Every switch port has
 //! one unless its rule chooses another egress.
 
-use super::Egress;
+use super::hooks::Egress;
 use crate::fc::{AnyFc, FlowControl};
 use crate::fifo::Fifo;
 use crate::wire::{Packet, QueueKey, N_CLASSES};

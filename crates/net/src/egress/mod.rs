@@ -22,47 +22,16 @@
 //! [`EgressChoice::build`] (docs/architecture.md).
 
 mod classes;
+mod hooks;
 mod per_flow;
 
 pub use classes::ClassEgress;
+pub use hooks::Egress;
 pub use per_flow::PerFlowEgress;
 
 use crate::fc::AnyFc;
 use crate::wire::{Packet, QueueKey};
 use engine::Time;
-
-/// The hooks every egress queueing scheme implements.
-pub trait Egress {
-    /// Queue `pkt`, which the switch admitted and routed here; return the
-    /// key of the queue it joined.
-    fn enqueue(&mut self, pkt: &Packet) -> QueueKey;
-    /// Take the next frame that flow control lets leave now (asking
-    /// `fc.may_send` with the frame's key, [`QueueKey::of`]); `None` if
-    /// every queue is empty or gated.
-    fn dequeue(&mut self, now: Time, fc: &AnyFc) -> Option<Packet>;
-    /// The egress holds nothing and its port is idle: may `pkt` leave at
-    /// once, without being queued (what `enqueue` then `dequeue` would
-    /// do)? If so, update the scheduling state that dequeue would have
-    /// (round-robin position) and say yes.
-    fn pass(&mut self, now: Time, pkt: &Packet, fc: &AnyFc) -> bool;
-    /// Whether any frame is queued.
-    fn has_backlog(&self) -> bool;
-    /// Bytes queued in `class` (all its queues), for the time series.
-    fn class_bytes(&self, class: usize) -> u64;
-    /// The size of the frame that would leave next from `class`, if any.
-    fn class_head(&self, class: usize) -> Option<u32>;
-    /// Remove every frame of the queue `key` names (a class key: all the
-    /// class's queues), appending them to `out` in queue order. Flow
-    /// control asks for this through its outbox (a watchdog that drops a
-    /// stuck queue).
-    fn flush(&mut self, key: QueueKey, out: &mut Vec<Packet>);
-    /// A control frame for this egress arrived on its link (per-flow pause
-    /// frames); the default ignores it.
-    fn on_ctrl(&mut self, _now: Time, _frame: &Packet) {}
-    /// The port's timer fired (it is shared with flow control: the latest
-    /// request wins); the default does nothing.
-    fn on_timer(&mut self, _now: Time) {}
-}
 
 /// A port's egress of any kind.
 // The class scheduler is stored inline in each port (every switch port

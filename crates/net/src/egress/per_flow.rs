@@ -9,7 +9,7 @@
 //! its worked example, and a fair-queueing reference for the per-flow flow
 //! controls to compare with.
 
-use super::Egress;
+use super::hooks::Egress;
 use crate::fc::{AnyFc, FlowControl};
 use crate::fifo::Fifo;
 use crate::wire::{Packet, QueueKey};

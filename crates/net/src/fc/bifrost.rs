@@ -19,10 +19,10 @@
 //! a Bifrost port (Bifrost §V: it is "triggered by time slot instead of by
 //! queue length threshold").
 
+use super::hooks::{FcCounters, FcOutbox, FlowControl, IngressState};
 use super::pfc::quanta_duration;
+use super::pfc::Pfc;
 use super::pfc::PfcMode;
-use super::IngressState;
-use super::{FcCounters, FcOutbox, FlowControl, Pfc};
 use crate::wire::{Packet, QueueKey};
 use engine::units::MAX_BYTES;
 use engine::{Delta, Rate, Time};

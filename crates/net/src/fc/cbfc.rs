@@ -35,8 +35,7 @@
 //! good), and the update frame is a 64 B Ethernet-size frame
 //! ([`crate::wire::CREDIT_FRAME_BYTES`]).
 
-use super::IngressState;
-use super::{FcCounters, FcOutbox, FlowControl};
+use super::hooks::{FcCounters, FcOutbox, FlowControl, IngressState};
 use crate::wire::{Packet, PacketKind, QueueKey, N_CLASSES};
 use engine::{Delta, Rate, Time};
 

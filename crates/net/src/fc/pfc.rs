@@ -15,8 +15,7 @@
 //! Frames are real 64-byte frames, sent ahead of data but never preempting a
 //! frame on the wire. Class 0 carries control and is never paused.
 
-use super::IngressState;
-use super::{FcCounters, FcOutbox, FlowControl};
+use super::hooks::{FcCounters, FcOutbox, FlowControl, IngressState};
 use crate::wire::{Packet, PacketKind, QueueKey, N_CLASSES};
 use engine::{Delta, Rate, Time};
 

@@ -9,35 +9,32 @@
 //! scheme of its own rather than a flag the engine checks on every control
 //! frame.
 
-use super::{AnyFc, FcCounters, FcOutbox, FlowControl, IngressState};
+use super::hooks::{FcCounters, FcOutbox, FlowControl, IngressState};
 use crate::wire::{Packet, QueueKey};
 use engine::{Rate, Time};
 
 /// A relay's local port: its own flow control, and the port its control
 /// frames are relayed to.
 #[derive(Clone, Debug)]
-pub struct SwingRelay {
-    inner: Box<AnyFc>,
+pub struct SwingRelay<F> {
+    inner: F,
     /// The relay's other port (a port id of the simulation).
     twin: u32,
 }
 
-impl SwingRelay {
+impl<F: FlowControl> SwingRelay<F> {
     /// Relay what arrives here to port `twin`, and let `inner` act on it.
-    pub fn new(inner: AnyFc, twin: u32) -> SwingRelay {
-        SwingRelay {
-            inner: Box::new(inner),
-            twin,
-        }
+    pub fn new(inner: F, twin: u32) -> SwingRelay<F> {
+        SwingRelay { inner, twin }
     }
 
     /// The port's own flow control.
-    pub fn inner(&self) -> &AnyFc {
+    pub fn inner(&self) -> &F {
         &self.inner
     }
 }
 
-impl FlowControl for SwingRelay {
+impl<F: FlowControl> FlowControl for SwingRelay<F> {
     fn on_start(&mut self, now: Time, out: &mut FcOutbox) {
         self.inner.on_start(now, out)
     }
@@ -83,13 +80,14 @@ impl FlowControl for SwingRelay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fc::{Pfc, PfcMode};
+    use crate::fc::pfc::{Pfc, PfcMode};
+    use crate::wire::QueueKey;
 
     #[test]
     fn a_relay_forwards_each_frame_to_its_twin_and_obeys_it_too() {
         let rate = Rate::gbps(100);
         let pfc = Pfc::new(PfcMode::UntilResume, rate, true);
-        let mut relay = SwingRelay::new(AnyFc::Pfc(pfc), 17);
+        let mut relay = SwingRelay::new(pfc, 17);
         let mut out = FcOutbox::default();
         let xoff = Packet::pfc(3, 5);
         relay.on_ctrl(Time::ZERO, &xoff, rate, &mut out);

@@ -70,6 +70,20 @@ impl NicModel {
     }
 }
 
+impl Default for IrnConfig {
+    /// The default NIC model's ([`NicModel::DEFAULT`]).
+    fn default() -> Self {
+        NicModel::DEFAULT.irn
+    }
+}
+
+impl Default for NicConfig {
+    /// The default NIC model's ([`NicModel::DEFAULT`]).
+    fn default() -> Self {
+        NicModel::DEFAULT.nic.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

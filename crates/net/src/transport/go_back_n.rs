@@ -12,7 +12,7 @@
 //! progress (or its arming) and sends the QP back to its first unacked
 //! byte as well.
 
-use super::{Reliability, SendSeq, TimerOutcome};
+use super::hooks::{Reliability, SendSeq, TimerOutcome};
 use crate::config::NicConfig;
 use engine::Time;
 

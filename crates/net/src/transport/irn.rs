@@ -46,7 +46,7 @@
 //!   reveal, is then resent at once rather than one packet per timeout), and
 //!   a retransmission lost again is recovered by the next timeout.
 
-use super::{Reliability, SendSeq, TimerOutcome};
+use super::hooks::{Reliability, SendSeq, TimerOutcome};
 use crate::config::{IrnConfig, NicConfig};
 use engine::{Delta, Time};
 use std::collections::VecDeque;

@@ -1,0 +1,160 @@
+//! What every flow-control scheme implements ([`FlowControl`]), what it
+//! is told (the ingress's buffer state) and what it may ask for (an
+//! [`FcOutbox`]).
+
+use crate::wire::{Packet, QueueKey, N_CLASSES};
+use engine::{Rate, Time};
+
+/// What the ingress's buffer (the switch MMU) says about an (ingress port, class) after a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IngressState {
+    /// Over XOFF: headroom in use or shared use at the threshold (peer
+    /// `CheckShouldPause`, without its paused flag).
+    pub over_xoff: bool,
+    /// Below XON: headroom empty and shared use + offset ≤ threshold, or no
+    /// shared use (peer `CheckShouldResume`).
+    pub below_xon: bool,
+}
+
+/// What a flow-control hook asks the simulation to do.
+#[derive(Debug, Default)]
+pub struct FcOutbox {
+    /// Control frames to send from this port, ahead of data.
+    pub frames: Vec<Packet>,
+    /// (Re-)arm this port's flow-control timer at this time.
+    pub timer: Option<Time>,
+    /// The egress may have become able to send: try to transmit.
+    pub wake: bool,
+    /// Control frames to send out of another port of the same node, ahead
+    /// of its data: (port id, frame). A Swing relay forwards this way.
+    pub forward: Vec<(u32, Packet)>,
+    /// Queues of this port's egress to empty, their frames dropped and
+    /// released from the switch buffer (a watchdog that gives up on a
+    /// stuck queue).
+    pub flush: Vec<QueueKey>,
+}
+
+impl FcOutbox {
+    /// Whether a hook put nothing here.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+            && self.timer.is_none()
+            && !self.wake
+            && self.forward.is_empty()
+            && self.flush.is_empty()
+    }
+}
+
+/// Per-class flow-control counters of one port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FcCounters {
+    /// XOFF frames sent (by this port as downstream).
+    pub pause_tx: [u64; N_CLASSES],
+    /// XON / zero-quanta frames sent.
+    pub resume_tx: [u64; N_CLASSES],
+    /// XOFF frames received (this port as upstream).
+    pub pause_rx: [u64; N_CLASSES],
+    /// XON / zero-quanta frames received.
+    pub resume_rx: [u64; N_CLASSES],
+    /// Picoseconds this port's egress spent paused, per class.
+    pub paused_ps: [u64; N_CLASSES],
+}
+
+/// The hooks every flow-control scheme implements; each has a no-op default.
+pub trait FlowControl {
+    /// The run starts: schemes that speak first (initial credits) or run on
+    /// a free-running clock (Bifrost's slots) emit or arm here. Frames
+    /// emitted here are the link-up exchange: the simulation hands them to
+    /// the peer's `on_ctrl` at time zero instead of sending them.
+    fn on_start(&mut self, _now: Time, _out: &mut FcOutbox) {}
+    /// Upstream egress: may a frame of `class` and `bytes` on the wire start
+    /// now?
+    fn may_send(&self, _now: Time, _key: QueueKey, _bytes: u32) -> bool {
+        true
+    }
+    /// Upstream egress: a frame of `class` (not class 0) and `bytes` was
+    /// taken for transmission (credit accounting).
+    fn on_send(&mut self, _now: Time, _key: QueueKey, _bytes: u32) {}
+    /// Upstream egress: a control frame arrived on this port's link.
+    /// `rate` is the link's rate (quanta are bit-times of it).
+    fn on_ctrl(&mut self, _now: Time, _frame: &Packet, _rate: Rate, _out: &mut FcOutbox) {}
+    /// Downstream ingress: the MMU admitted a frame of `bytes` in `class`
+    /// from this port (at a host: the NIC received it).
+    fn after_admit(
+        &mut self,
+        _now: Time,
+        _key: QueueKey,
+        _bytes: u32,
+        _s: IngressState,
+        _out: &mut FcOutbox,
+    ) {
+    }
+    /// Downstream ingress: a frame of `bytes` in `class` that came in on
+    /// this port left (at a host: at once, the NIC consumes what it gets).
+    fn after_release(
+        &mut self,
+        _now: Time,
+        _key: QueueKey,
+        _bytes: u32,
+        _s: IngressState,
+        _out: &mut FcOutbox,
+    ) {
+    }
+    /// This port's timer fired. `s` gives the ingress state per class when
+    /// the port belongs to a switch.
+    fn on_timer(&mut self, _now: Time, _s: &dyn Fn(usize) -> IngressState, _out: &mut FcOutbox) {}
+    /// Counters so far (paused time closed at `now`).
+    fn counters(&self, _now: Time) -> FcCounters {
+        FcCounters::default()
+    }
+}
+
+/// No hop-by-hop flow control: a lossy port.
+#[derive(Clone, Debug, Default)]
+pub struct Lossy;
+
+impl FlowControl for Lossy {}
+
+/// A boxed scheme runs as the scheme in the box (a wrapper such as a Swing
+/// relay holds the port's own flow control this way).
+impl<F: FlowControl + ?Sized> FlowControl for Box<F> {
+    fn on_start(&mut self, now: Time, out: &mut FcOutbox) {
+        (**self).on_start(now, out)
+    }
+    fn may_send(&self, now: Time, key: QueueKey, bytes: u32) -> bool {
+        (**self).may_send(now, key, bytes)
+    }
+    fn on_send(&mut self, now: Time, key: QueueKey, bytes: u32) {
+        (**self).on_send(now, key, bytes)
+    }
+    fn on_ctrl(&mut self, now: Time, frame: &Packet, rate: Rate, out: &mut FcOutbox) {
+        (**self).on_ctrl(now, frame, rate, out)
+    }
+    fn after_admit(
+        &mut self,
+        now: Time,
+        key: QueueKey,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
+        (**self).after_admit(now, key, bytes, s, out)
+    }
+    fn after_release(
+        &mut self,
+        now: Time,
+        key: QueueKey,
+        bytes: u32,
+        s: IngressState,
+        out: &mut FcOutbox,
+    ) {
+        (**self).after_release(now, key, bytes, s, out)
+    }
+    fn on_timer(&mut self, now: Time, s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
+        (**self).on_timer(now, s, out)
+    }
+    fn counters(&self, now: Time) -> FcCounters {
+        (**self).counters(now)
+    }
+}
