@@ -10,6 +10,7 @@
 //! * 2: bad input or an I/O error, printed as `rdmasim: <message>`.
 
 use clap::{Parser, Subcommand};
+use experiment::fmt::{fmt_count, fmt_ns, num};
 use experiment::{config, ExperimentError, RunOptions, RunReport};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -187,14 +188,6 @@ fn finish(report: &RunReport) -> Result<u8, Failure> {
     })
 }
 
-fn stat(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.2}")
-    } else {
-        "-".to_string()
-    }
-}
-
 fn print_summary(report: &RunReport) -> std::io::Result<()> {
     let s = &report.summary;
     let mut o = std::io::stdout().lock();
@@ -233,10 +226,10 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
             "{:<14} {:>7} {:>8} {:>8} {:>8} {:>8}",
             b.label,
             b.count,
-            stat(b.avg),
-            stat(b.p50),
-            stat(b.p95),
-            stat(b.p99)
+            num(b.avg, 2, "-"),
+            num(b.p50, 2, "-"),
+            num(b.p95, 2, "-"),
+            num(b.p99, 2, "-")
         )?;
     }
     let c = &s.counters;
@@ -262,11 +255,11 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
     writeln!(
         o,
         "simulated {}: {} events ({} ev/s), {} packet-hops ({}/s), wall {:.2} s, cpu {:.2} s{rss}",
-        experiment::output::fmt_ns(e.sim_time_ns),
+        fmt_ns(e.sim_time_ns),
         e.events,
-        experiment::output::fmt_count(e.events_per_s),
+        fmt_count(e.events_per_s),
         e.packet_hops,
-        experiment::output::fmt_count(e.packet_hops_per_s),
+        fmt_count(e.packet_hops_per_s),
         e.wall_s,
         e.cpu_s,
     )?;

@@ -10,7 +10,7 @@
 //! --defaults` ([`crate::defaults_toml`]) prints them all with their
 //! sources.
 
-use crate::defaults::fmt_bytes;
+use crate::fmt::{fmt_bytes, fmt_delta, fmt_time};
 use crate::locate::{self, At, FileKind};
 use crate::{ExperimentError, Scenario};
 use engine::units::{parse_bytes, parse_delay_or_length, parse_rate, parse_time};
@@ -1152,7 +1152,7 @@ pub(crate) fn stop_before_flows(written: &str, stop: Time, first: Time, from: &s
     format!(
         "{written} {when} the first flow starts ({}{from}), so no flow would run; \
          set a later stop time",
-        crate::output::fmt_time(first)
+        fmt_time(first)
     )
 }
 
@@ -2558,8 +2558,8 @@ fn build_transport(cx: &Ctx<'_>, doc: &ConfigDoc, net: &mut NetConfig) -> R<()> 
                     key,
                     format!(
                         "rto_low ({}) is longer than rto_high ({}); IRN's RTO_low is the shorter one",
-                        crate::defaults::fmt_delta(c.rto_low),
-                        crate::defaults::fmt_delta(c.rto_high)
+                        fmt_delta(c.rto_low),
+                        fmt_delta(c.rto_high)
                     ),
                 ));
             }

@@ -7,39 +7,12 @@ use crate::config::{
     DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE,
     DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH, DEFAULT_PG, DEFAULT_STOP_AFTER_LAST_START_S,
 };
-use engine::Delta;
+use crate::fmt::{fmt_bytes, fmt_delta};
 use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
 use net::{Headroom, NetConfig, PfcMode};
 use std::fmt::Write as _;
 
 const PEER: &str = "specs/peer-hpcc-ns3.md";
-
-/// A duration in the largest unit that divides it: `1us`, `300us`, `500ps`.
-pub fn fmt_delta(d: Delta) -> String {
-    let ps = d.ps();
-    for (unit, scale) in [
-        ("s", 1_000_000_000_000u64),
-        ("ms", 1_000_000_000),
-        ("us", 1_000_000),
-        ("ns", 1_000),
-    ] {
-        if ps != 0 && ps.is_multiple_of(scale) {
-            return format!("{}{unit}", ps / scale);
-        }
-    }
-    format!("{ps}ps")
-}
-
-/// A size in the largest binary unit that divides it, else bytes:
-/// `32MiB`, `4KiB`, `1000B`.
-pub fn fmt_bytes(b: u64) -> String {
-    for (unit, scale) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if b != 0 && b.is_multiple_of(scale) {
-            return format!("{}{unit}", b / scale);
-        }
-    }
-    format!("{b}B")
-}
 
 /// Every config key with its default, as a TOML file. Keys without a
 /// default (the shape of the topology and the workload) are shown with the
@@ -415,16 +388,6 @@ mod tests {
     use super::*;
     use crate::config::{build_scenario, parse_config};
     use std::path::Path;
-
-    #[test]
-    fn units() {
-        assert_eq!(fmt_delta(Delta::from_us(300)), "300us");
-        assert_eq!(fmt_delta(Delta::from_ms(1000)), "1s");
-        assert_eq!(fmt_delta(Delta(1500)), "1500ps");
-        assert_eq!(fmt_bytes(32 << 20), "32MiB");
-        assert_eq!(fmt_bytes(3072), "3KiB");
-        assert_eq!(fmt_bytes(1000), "1000B");
-    }
 
     #[test]
     fn the_defaults_are_a_config_that_builds_the_default_network() {

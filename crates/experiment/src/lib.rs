@@ -14,6 +14,7 @@ pub mod buffer;
 pub mod config;
 pub mod defaults;
 mod error;
+pub mod fmt;
 mod locate;
 pub mod output;
 pub mod peer_config;

@@ -26,7 +26,8 @@
 //! averaged over the runs.
 
 use crate::analyze::read_flows;
-use crate::sweep::{csv_field, Axis, PlannedRun, Sweep};
+use crate::fmt::{csv_field, num, pct};
+use crate::sweep::{Axis, PlannedRun, Sweep};
 use crate::ExperimentError;
 use engine::InputError;
 use std::fmt::Write as _;
@@ -661,20 +662,9 @@ pub fn compare(spec: &ReportSpec, numbers: &[RunNumbers]) -> Vec<Comparison> {
     out
 }
 
-fn pct(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:+.0}%", -100.0 * x)
-    } else {
-        "n/a".into()
-    }
-}
-
-fn num(x: f64, digits: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.digits$}")
-    } else {
-        String::new()
-    }
+/// A reduction (0.59 = 59% lower) as the change it is: `-59%`.
+fn reduction(x: f64) -> String {
+    pct(-x, 0, "n/a")
 }
 
 /// The text of `report.csv`: one row per run and group. Every text field
@@ -696,13 +686,13 @@ fn report_csv(spec: &ReportSpec, numbers: &[RunNumbers]) -> String {
                 csv_field(g),
                 s.flows,
                 s.finished,
-                num(s.fct_avg_us, 3),
-                num(s.fct_p99_us, 3),
-                num(s.slowdown_avg, 4),
-                num(s.slowdown_p99, 4),
-                num(n.host_paused_ns, 0),
-                num(n.retransmitted, 0),
-                num(n.drops, 0),
+                num(s.fct_avg_us, 3, ""),
+                num(s.fct_p99_us, 3, ""),
+                num(s.slowdown_avg, 4, ""),
+                num(s.slowdown_p99, 4, ""),
+                num(n.host_paused_ns, 0, ""),
+                num(n.retransmitted, 0, ""),
+                num(n.drops, 0, ""),
             );
         }
     }
@@ -750,10 +740,10 @@ pub fn write_report(
                 c.paper.variant,
                 base,
                 if c.point.is_empty() { "-" } else { &c.point },
-                pct(c.paper.reduction),
-                pct(c.ours),
-                num(c.values.0, 1),
-                num(c.values.1, 1),
+                reduction(c.paper.reduction),
+                reduction(c.ours),
+                num(c.values.0, 1, ""),
+                num(c.values.1, 1, ""),
                 if c.sign_matches() { "same" } else { "DIFFERS" },
                 if c.off_by_2x() { "no" } else { "yes" },
             );
@@ -773,13 +763,13 @@ pub fn write_report(
                 n.run,
                 s.flows,
                 s.finished,
-                num(s.fct_avg_us, 0),
-                num(s.fct_p99_us, 0),
-                num(s.slowdown_avg, 2),
-                num(s.slowdown_p99, 2),
-                num(n.host_paused_ns / 1e6, 2),
-                num(n.retransmitted / 1e6, 2),
-                num(n.drops, 0),
+                num(s.fct_avg_us, 0, ""),
+                num(s.fct_p99_us, 0, ""),
+                num(s.slowdown_avg, 2, ""),
+                num(s.slowdown_p99, 2, ""),
+                num(n.host_paused_ns / 1e6, 2, ""),
+                num(n.retransmitted / 1e6, 2, ""),
+                num(n.drops, 0, ""),
             );
         }
     }
@@ -794,7 +784,7 @@ pub fn write_report(
         for n in &numbers {
             let _ = write!(md, "| {} |", n.run);
             for r in &n.port_gbps {
-                let _ = write!(md, " {} |", num(*r, 2));
+                let _ = write!(md, " {} |", num(*r, 2, ""));
             }
             md.push('\n');
         }
@@ -945,7 +935,7 @@ mod tests {
         assert!(c[0].sign_matches() && !c[0].off_by_2x());
         assert_eq!(c[1].ours, -0.25);
         assert!(!c[1].sign_matches());
-        assert_eq!(pct(0.59), "-59%");
+        assert_eq!(reduction(0.59), "-59%");
         // `at` keeps the points with those axis values only.
         let mut only = spec.clone();
         only.paper[0].at = vec!["seed=2".into()];

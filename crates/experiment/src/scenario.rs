@@ -3,6 +3,7 @@
 //! results into flow records and a summary, check the run's invariants and
 //! write the output files.
 
+use crate::fmt::{fmt_count, fmt_time};
 use crate::output;
 use crate::procstat;
 use crate::ExperimentError;
@@ -283,7 +284,7 @@ pub fn run_scenario(
     if let Some(t) = timeseries.as_ref().and_then(|ts| ts.truncated_at) {
         notes.push(format!(
             "the time series stopped at {} on reaching [timeseries] max_mb",
-            output::fmt_time(t)
+            fmt_time(t)
         ));
     }
     print_notes(&notes[notes_before_run..]);
@@ -467,14 +468,14 @@ fn invariants(
     let unfinished = summary.flows.unfinished;
     if unfinished > 0 {
         let of = plural(n_flows as u64 - summary.flows.endless, "flow", "flows");
-        let last = output::fmt_time(results.end_time);
+        let last = fmt_time(results.end_time);
         out.push(match net.stop_time {
             // Cut off: the flows were still going (or waiting on a timer
             // due after the stop).
             Some(t) if results.events_pending => format!(
                 "{unfinished} of {of} did not finish by the stop time {} (the last event \
                  before it ran at {last})",
-                output::fmt_time(t)
+                fmt_time(t)
             ),
             // Stalled: they wait on something that will never happen.
             _ => format!(
@@ -491,16 +492,14 @@ fn invariants(
 /// The progress line: simulated time (and the stop time, which the run
 /// reaches at the latest), flows done, events and their rate.
 fn progress_line(p: &ProgressInfo, stop: Option<Time>, events_per_s: f64) -> String {
-    let until = stop.map_or(String::new(), |t| {
-        format!(" (stop {})", output::fmt_time(t))
-    });
+    let until = stop.map_or(String::new(), |t| format!(" (stop {})", fmt_time(t)));
     format!(
         "[rdmasim] t={}{until}  flows {}/{} done  events {}  ({} ev/s)",
-        output::fmt_time(p.now),
+        fmt_time(p.now),
         p.flows_finished,
         p.flows_total,
-        output::fmt_count(p.events as f64),
-        output::fmt_count(events_per_s),
+        fmt_count(p.events as f64),
+        fmt_count(events_per_s),
     )
 }
 

@@ -38,6 +38,7 @@
 //! has one row per run: its axis values and its key numbers.
 
 use crate::config::{self, parse_config, Config};
+use crate::fmt::csv_field;
 use crate::scenario::{run_scenario, RunOptions};
 use crate::{locate, ExperimentError};
 use engine::InputError;
@@ -1175,15 +1176,6 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
         Ok((w, notes)) if w.is_empty() => (RunStatus::Clean, notes),
         Ok((w, notes)) => (RunStatus::Invariants(w), notes),
         Err(e) => (RunStatus::Failed(e.to_string()), Vec::new()),
-    }
-}
-
-/// A CSV field, quoted if it needs to be.
-pub(crate) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 

@@ -23,8 +23,8 @@
 //! Sampling is done by the network's monitor (`net::monitor`), which only
 //! reads state, so the flows of a run are the same with or without it.
 
-use crate::analyze::{parse_whole, Whole};
 use crate::config::Config;
+use crate::fmt::{fmt_count, fmt_time, parse_whole, Whole};
 use crate::locate;
 use crate::{ExperimentError, Scenario};
 use engine::units::parse_time;
@@ -337,9 +337,9 @@ pub fn size_note(m: &MonitorConfig, s: &Scenario) -> Option<String> {
             "{}: the time series will have about {} rows ({:.0} MB) if the run ends near {}; \
              a longer [timeseries] interval or fewer ports makes it smaller",
             s.name,
-            crate::output::fmt_count(e.rows as f64),
+            fmt_count(e.rows as f64),
             e.bytes as f64 / 1e6,
-            crate::output::fmt_time(e.until),
+            fmt_time(e.until),
         )
     })
 }
