@@ -364,7 +364,7 @@ pub struct GroupStats {
     pub finished: usize,
     /// Mean FCT of the finished flows, µs.
     pub fct_avg_us: f64,
-    /// 99th-percentile FCT (nearest rank), µs.
+    /// 99th-percentile FCT ([`stats::percentile_sorted`]), µs.
     pub fct_p99_us: f64,
     /// Mean slowdown.
     pub slowdown_avg: f64,
@@ -372,13 +372,11 @@ pub struct GroupStats {
     pub slowdown_p99: f64,
 }
 
+/// The 99th percentile of `v` (sorted here), by the rule of every table
+/// rdmasim writes ([`stats::percentile_sorted`]); NaN if `v` is empty.
 fn p99(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
     v.sort_by(f64::total_cmp);
-    let rank = ((v.len() as f64) * 0.99).ceil() as usize;
-    v[rank.clamp(1, v.len()) - 1]
+    stats::percentile_sorted(v, 0.99)
 }
 
 fn group_stats(records: &[stats::FlowRecord], group: &GroupOf) -> GroupStats {
@@ -818,7 +816,7 @@ mod tests {
     }
 
     #[test]
-    fn group_stats_keep_their_ports_and_take_the_nearest_rank_p99() {
+    fn group_stats_keep_their_ports_and_take_the_p99_of_every_table() {
         let mut r: Vec<_> = (1..=200u64)
             .map(|i| rec(100, Some(i * 1000), 1000))
             .collect();
@@ -827,12 +825,18 @@ mod tests {
         let g = group_stats(&r, &GroupOf::Dports(vec![100]));
         assert_eq!((g.flows, g.finished), (201, 200));
         assert_eq!(g.fct_avg_us, 100.5);
-        // Nearest rank: the 198th of 200.
-        assert_eq!(g.fct_p99_us, 198.0);
-        assert_eq!(g.slowdown_p99, 198.0);
+        // sorted[int(200 * 0.99)], as rdmasim analyze and summary.json
+        // take it: the 199th of 200.
+        assert_eq!(g.fct_p99_us, 199.0);
+        assert_eq!(g.slowdown_p99, 199.0);
         let all = group_stats(&r, &GroupOf::Dports(vec![]));
         assert_eq!(all.flows, 202);
+        // sorted[int(201 * 0.99)] = sorted[198].
         assert_eq!(all.fct_p99_us, 199.0);
+        // The same flows give the same p99 here as in summary.json and
+        // rdmasim analyze (the `all` row of the size buckets).
+        let buckets = stats::size_buckets(&r, &stats::DEFAULT_SIZE_EDGES);
+        assert_eq!(buckets.last().map(|b| b.p99), Some(all.slowdown_p99));
         // rec() flows go from host 0 to host 1: within a DC of 16, across
         // DCs of 1.
         assert_eq!(group_stats(&r, &GroupOf::WithinDc(16)).flows, 202);

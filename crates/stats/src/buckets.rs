@@ -4,9 +4,12 @@
 use crate::FlowRecord;
 use serde::Serialize;
 
-/// The percentile rule of the peer's analysis script (`fct_analysis.py`,
-/// `get_pctl`): `sorted[int(n * p)]`, the index clamped to `n - 1`.
-/// `sorted` must be in ascending order. NaN for an empty slice.
+/// The percentile of every table rdmasim writes (`summary.json`, `rdmasim
+/// analyze`, a sweep's `report.csv` and `report.md`), so that one set of
+/// flows has one p99: the rule of the peer's analysis script
+/// (`fct_analysis.py`, `get_pctl`), `sorted[int(n * p)]`, the index
+/// clamped to `n - 1`. `sorted` must be in ascending order. NaN for an
+/// empty slice.
 pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
