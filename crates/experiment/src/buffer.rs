@@ -10,6 +10,8 @@
 //! (5 µs per km of fibre), `Δ = 2·R·D` the bandwidth-delay product over the
 //! round trip (BDP), `T` Bifrost's time slot, `k` its leak-check period.
 //! Every figure is rounded up to a whole byte: they are lower bounds.
+//! Bifrost's H is the one a simulated port takes by default, reckoned by
+//! the port's own code ([`bifrost`]).
 //!
 //! `docs/long-haul.md` explains each formula and the choices made here.
 
@@ -286,17 +288,35 @@ pub struct BifrostBuffer {
     pub warnings: Vec<String>,
 }
 
-/// Bifrost's H for slot `slot` and leak-check period `k`.
+/// Bifrost's H for slot `slot` and leak-check period `k`: the default H
+/// a simulated Bifrost port takes on this link
+/// ([`net::fc::BifrostConfig::resolve`], where Theorem 1's bound is
+/// reckoned), so that a port given the printed H runs at its bound. Δ there
+/// is the round trip in whole slots, N = ⌈2D/T⌉ of R·T each: the BDP
+/// itself when T divides 2D, up to one R·T more when it does not; the
+/// working then says how many slots.
 pub fn bifrost(l: &LongLink, slot: Delta, k: u32) -> BifrostBuffer {
-    let bdp = l.bdp();
-    let rt = l.bytes_in(slot);
+    let port = net::fc::BifrostConfig {
+        t_slot: slot,
+        k,
+        mtu: l.mtu,
+        ..net::fc::BifrostConfig::default()
+    };
+    let (par, _) = port.resolve(l.rate, l.delay);
+    let (delta, rt) = (par.delta, par.r_s_t);
+    let slots = if delta == l.bdp() {
+        String::new()
+    } else {
+        let s = if par.n == 1 { "" } else { "s" };
+        format!(", Δ = ⌈2D/T⌉ = {} slot{s} of R·T", fmt_thousands(par.n))
+    };
     let h = Term {
         what: "reserved buffer H",
-        bytes: bdp + 2 * rt + k as u64 * l.mtu,
+        bytes: par.h,
         formula: "Δ + 2·R·T + k·MTU",
         working: format!(
-            "{} + 2 × {} + {k} × {}   (T = {slot}, k = {k})",
-            fmt_thousands(bdp),
+            "{} + 2 × {} + {k} × {}   (T = {slot}, k = {k}{slots})",
+            fmt_thousands(delta),
             fmt_thousands(rt),
             fmt_thousands(l.mtu)
         ),
@@ -636,6 +656,23 @@ mod tests {
         assert!(w.iter().any(|w| w.contains("65535 quanta")), "{w:?}");
         let w = bifrost(&l, Delta::from_ns(500), 1).warnings;
         assert!(w.iter().any(|w| w.contains("internal delay")), "{w:?}");
+    }
+
+    /// When T does not divide the round trip, Δ is the round trip in whole
+    /// slots, as the simulated port takes it, not the exact BDP.
+    #[test]
+    fn bifrost_delta_is_whole_slots() {
+        // 81.3 km: 2D = 813 us, N = ⌈813 / 10⌉ = 82 slots of 125,000 B =
+        // 10,250,000 B (the BDP is 10,162,500 B); H = 10,250,000 + 250,000
+        // + 1,500.
+        let l = link(100, 81.3);
+        assert_eq!(l.bdp(), 10_162_500);
+        let b = bifrost(&l, DEFAULT_SLOT, DEFAULT_K);
+        assert_eq!(b.h.bytes, 10_501_500);
+        assert!(b.h.working.contains("82 slots"), "{}", b.h.working);
+        // And no slot count when T divides 2D.
+        let b = bifrost(&link(100, 80.0), DEFAULT_SLOT, DEFAULT_K);
+        assert!(!b.h.working.contains("slots"), "{}", b.h.working);
     }
 
     #[test]
