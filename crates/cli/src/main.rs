@@ -155,10 +155,10 @@ fn run_toml(
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
     let scenario = config::build_scenario(&cfg, &config::base_dir(path))?;
-    let timeseries = experiment::timeseries::build_timeseries(&cfg, &scenario)?;
+    let timeseries = config::build_timeseries(&cfg, &scenario)?;
     if let Some(note) = timeseries
         .as_ref()
-        .and_then(|m| experiment::timeseries::size_note(m, &scenario))
+        .and_then(|m| experiment::config::timeseries::size_note(m, &scenario))
     {
         eprintln!("rdmasim: note: {note}");
     }

@@ -24,8 +24,9 @@
 //! lists no others), classes by its `dport` as above, and flows of equal
 //! size in the file's (completion) order.
 
+use crate::config::{DEFAULT_DPORT, DEFAULT_INCAST_DPORT};
+use crate::error::ExperimentError;
 use crate::fmt::{csv_field, fmt_decimal, fmt_ns, fmt_size, num, parse_whole, pct, Whole};
-use crate::ExperimentError;
 use engine::units::parse_time;
 use engine::InputError;
 use stats::{peer_buckets, size_buckets, BucketStats, FlowRecord, PeerBucket, DEFAULT_SIZE_EDGES};
@@ -68,8 +69,8 @@ impl Class {
     /// Whether a flow with destination port `dport` is of this class.
     pub fn keeps(self, dport: u16) -> bool {
         match self {
-            Class::Normal => dport == crate::config::DEFAULT_DPORT,
-            Class::Incast => dport == crate::config::DEFAULT_INCAST_DPORT,
+            Class::Normal => dport == DEFAULT_DPORT,
+            Class::Incast => dport == DEFAULT_INCAST_DPORT,
             Class::All => true,
         }
     }

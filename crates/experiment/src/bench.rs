@@ -599,7 +599,7 @@ mod tests {
                 dir.join("fct.txt").to_str().unwrap(),
             );
             std::fs::write(&cfg_path, text).unwrap();
-            let peer = crate::load_peer_config(&cfg_path).unwrap();
+            let peer = crate::peer_config::load_peer_config(&cfg_path).unwrap();
             let mut expected = peer.scenario.net.clone();
             expected.stop_time = None;
             // QLEN_MON_START 3.2 s is after the stop time: the peer's

@@ -15,8 +15,8 @@
 //!
 //! `docs/long-haul.md` explains each formula and the choices made here.
 
+use crate::error::ExperimentError;
 use crate::fmt::{fmt_bytes_exact, fmt_decimal, fmt_thousands};
-use crate::ExperimentError;
 use engine::units::{parse_rate, parse_time, FIBRE_PS_PER_KM};
 use engine::{Delta, InputError, Rate};
 use std::fmt::Write as _;

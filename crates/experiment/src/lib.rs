@@ -12,23 +12,20 @@ pub mod analyze;
 pub mod bench;
 pub mod buffer;
 pub mod config;
-pub mod defaults;
 mod error;
 pub mod fmt;
 mod locate;
 pub mod output;
 pub mod peer_config;
 mod procstat;
-pub mod report;
+pub mod run;
 pub mod scenario;
+pub mod summary;
 pub mod sweep;
-pub mod timeseries;
 
-pub use config::{build_scenario, load_config, parse_config, Config};
-pub use defaults::defaults_toml;
+pub use config::{build_scenario, defaults_toml, load_config, parse_config, Config};
 pub use error::ExperimentError;
 pub use peer_config::{load_peer_config, run_peer_config, PeerConfig};
-pub use scenario::{
-    flow_records, run_scenario, Counters, EngineStats, FlowCounts, PeerOutputs, RunOptions,
-    RunReport, Scenario, Summary,
-};
+pub use run::{flow_records, run_scenario, RunReport};
+pub use scenario::{PeerOutputs, RunOptions, Scenario};
+pub use summary::{Counters, EngineStats, FlowCounts, Summary};

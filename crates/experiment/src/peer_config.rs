@@ -8,8 +8,11 @@
 //! key the peer does not have either is most likely a typo: it gets a
 //! warning of its own at its line, naming the key meant when one is close.
 
+use crate::config::{frame_above_buffer, stop_before_flows, unread_flows_warning};
+use crate::error::ExperimentError;
 use crate::locate::{self, FileKind};
-use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
+use crate::run::{run_scenario, RunReport};
+use crate::scenario::{PeerOutputs, RunOptions, Scenario};
 use engine::units::{
     input_ps, parse_rate, parse_rate_or_bps, MAX_BYTES, MAX_INPUT_PS, MAX_INPUT_TIME,
 };
@@ -498,7 +501,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             format!("{file}:{no}: {k}: not a key of the peer's config, ignored{hint}")
         })
         .collect();
-    if let Some(msg) = crate::config::frame_above_buffer(&net) {
+    if let Some(msg) = frame_above_buffer(&net) {
         // Named at the payload size, or else at the buffer size, that the
         // config gives (the other is the peer's default).
         let at = ["PACKET_PAYLOAD_SIZE", "BUFFER_SIZE"]
@@ -632,12 +635,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     if let (Some((stop, line, written)), Some(first)) = (&stop, flows.first()) {
         if *stop <= first.start {
             let from = format!(", {flow_name}:{}", flow_lines[0]);
-            let msg = crate::config::stop_before_flows(
-                &format!("{written} s"),
-                *stop,
-                first.start,
-                &from,
-            );
+            let msg = stop_before_flows(&format!("{written} s"), *stop, first.start, &from);
             return Err(ExperimentError::Input(InputError::at(
                 &file,
                 Some(*line),
@@ -737,36 +735,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// The lines of a peer flow file after the `count` flows its header
-/// announces: the peer reads only that many, and so does rdmasim, so a
-/// count left behind when flows were added would silently drop them. A
-/// warning, not an error: running the first flows of a file by lowering the
-/// count is a use the peer allows. Lines are counted as the flow parser
-/// counts them (blank lines and `#` comments skipped). Also said of a TOML
-/// config's `[workload] kind = "file"`, which reads the same format.
-pub(crate) fn unread_flows_warning(text: &str, file: &str, count: usize) -> Option<String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-    let (header, _) = lines.next()?;
-    let mut rest = lines.skip(count);
-    let (first, _) = rest.next()?;
-    let more = rest.count();
-    let lines = if more == 0 {
-        format!("line {first} follows them")
-    } else {
-        format!("{} lines follow them (from line {first})", more + 1)
-    };
-    Some(format!(
-        "{file}:{header}: flow_count: the header says {count} flow{}, but {lines} and \
-         {} not read, as the peer reads only the number of flows the header gives",
-        if count == 1 { "" } else { "s" },
-        if more == 0 { "is" } else { "are" }
-    ))
-}
-
 /// Parse and run a peer config, writing its `FCT_OUTPUT_FILE` and
 /// `PFC_OUTPUT_FILE`. Unsupported keys are reported in one warning on
 /// stderr, each of [`PeerConfig::warnings`] in one more.
@@ -782,7 +750,7 @@ pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, Expe
     for w in &cfg.warnings {
         eprintln!("rdmasim: warning: {w}");
     }
-    crate::run_scenario(cfg.scenario, None, opts)
+    run_scenario(cfg.scenario, None, opts)
 }
 
 #[cfg(test)]

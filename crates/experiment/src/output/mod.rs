@@ -1,8 +1,12 @@
 //! Writing a run's files: the run directory (written aside, then renamed
-//! into place) and the peer-format files at their own paths.
+//! into place) and the peer-format files at their own paths; the time
+//! series files in [`timeseries`].
 
-use crate::scenario::{PeerOutputs, Summary};
-use crate::ExperimentError;
+pub mod timeseries;
+
+use crate::error::ExperimentError;
+use crate::scenario::PeerOutputs;
+use crate::summary::Summary;
 use engine::InputError;
 use net::{PfcLogEntry, RunResults};
 use stats::{write_flows_csv, write_peer_fct, FlowRecord};
@@ -269,11 +273,11 @@ fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     }
     if let Some(ts) = f.timeseries {
         write_file(&tmp.join("timeseries.csv"), |w| {
-            crate::timeseries::write_ports_csv(ts, w)
+            timeseries::write_ports_csv(ts, w)
         })?;
         if ts.qp_rates {
             write_file(&tmp.join("qp_rates.csv"), |w| {
-                crate::timeseries::write_qp_csv(ts, w)
+                timeseries::write_qp_csv(ts, w)
             })?;
         }
     }

@@ -3,10 +3,11 @@
 //! [`NetConfig::default`] and friends, so this text cannot drift from what
 //! a run uses; the text is itself a valid config.
 
-use crate::config::{
-    DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE,
-    DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH, DEFAULT_PG, DEFAULT_STOP_AFTER_LAST_START_S,
-};
+use super::build::DEFAULT_STOP_AFTER_LAST_START_S;
+use super::fabric::{DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH};
+use super::timeseries::{DEFAULT_INTERVAL, DEFAULT_MAX_MB, DEFAULT_PORTS};
+use super::topology::{DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE};
+use super::workload::{DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_PG};
 use crate::fmt::{fmt_bytes, fmt_delta};
 use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
 use net::{Headroom, NetConfig, PfcMode};
@@ -343,9 +344,9 @@ record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasi
         acki = c.ack_interval,
         chunk = c.chunk,
         btz = c.back_to_zero,
-        ts_interval = crate::timeseries::DEFAULT_INTERVAL,
-        ts_ports = crate::timeseries::DEFAULT_PORTS,
-        ts_max_mb = crate::timeseries::DEFAULT_MAX_MB,
+        ts_interval = DEFAULT_INTERVAL,
+        ts_ports = DEFAULT_PORTS,
+        ts_max_mb = DEFAULT_MAX_MB,
         bdpw = c.bdp_window,
         gt = c.global_t,
         vw = c.var_win,
@@ -385,8 +386,9 @@ fn align_comments(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::build::build_scenario;
+    use super::super::parse::parse_config;
     use super::*;
-    use crate::config::{build_scenario, parse_config};
     use std::path::Path;
 
     #[test]
