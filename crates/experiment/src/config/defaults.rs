@@ -4,12 +4,12 @@
 //! a run uses; the text is itself a valid config.
 
 use super::build::DEFAULT_STOP_AFTER_LAST_START_S;
+use super::cc;
 use super::fabric::{DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH};
 use super::timeseries::{DEFAULT_INTERVAL, DEFAULT_MAX_MB, DEFAULT_PORTS};
 use super::topology::{DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE};
 use super::workload::{DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_PG};
 use crate::fmt::{fmt_bytes, fmt_delta};
-use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
 use net::{Headroom, NetConfig, PfcMode};
 use std::fmt::Write as _;
 
@@ -21,13 +21,7 @@ const PEER: &str = "specs/peer-hpcc-ns3.md";
 /// in comments.
 pub fn defaults_toml() -> String {
     let n = NetConfig::default();
-    let d = DcqcnConfig::default();
     let mut s = String::new();
-    let cc_kind = CcConfig::default().name();
-    let h = HpccConfig::default();
-    let t = TimelyConfig::default();
-    let dc = DctcpConfig::default();
-    let sw = SwiftConfig::default();
     let (headroom, factor) = match n.buffer.headroom {
         Headroom::RateDelay { factor } => ("auto".to_string(), factor),
         Headroom::Bytes(b) => (fmt_bytes(b), 3.0),
@@ -105,63 +99,7 @@ start = "0s"
 pg = {pg}                            # {PEER} §3.2 (pg 3 in every peer flow file)
 dport = {dport}                        # {PEER} §3.2 ("normal" traffic)
 
-[cc]
-kind = "{cc_kind}"                     # "none" | "dcqcn" | "hpcc" | "hpcc_pint" | "timely" | "dctcp" | "swift"; rdmasim's choice
-
-# Used with kind = "dcqcn"; {PEER} §2.3, run.py "dcqcn" at 100 Gb/s.
-# [cc.dcqcn]
-# alpha_interval = "{ai}"          # ALPHA_RESUME_INTERVAL
-# decrease_interval = "{di}"       # RATE_DECREASE_INTERVAL
-# rp_timer = "{rp}"              # RP_TIMER
-# g = {g:?}                 # EWMA_GAIN (1/256)
-# rate_ai = "{rate_ai}"            # RATE_AI
-# rate_hai = "{rate_hai}"          # RATE_HAI
-# min_rate = "{min_rate}"            # MIN_RATE
-# fast_recovery_times = {frt}       # FAST_RECOVERY_TIMES
-# clamp_target_rate = {clamp}     # CLAMP_TARGET_RATE
-# rate_on_first_cnp = {rofc:?}     # RateOnFirstCnp
-
-# Used with kind = "hpcc"; {PEER} §2.3, run.py "hp" (AI from the HPCC paper's figures).
-# [cc.hpcc]
-# eta = {h_eta:?}                     # U_TARGET
-# max_stage = {h_ms}                   # MI_THRESH
-# rate_ai = "{h_ai}"            # RATE_AI (the HPCC paper: 50 Mb/s)
-# min_rate = "{h_min}"           # MIN_RATE (the shipped config)
-# fast_react = {h_fr}              # FAST_REACT
-# sample_feedback = {h_sf}        # SAMPLE_FEEDBACK
-# multi_rate = {h_mr}             # MULTI_RATE
-
-# Used with kind = "hpcc_pint"; {PEER} §2.3 (CC_MODE 10).
-# [cc.hpcc_pint]
-# eta = {h_eta:?}                     # U_TARGET
-# rate_ai = "{h_ai}"            # RATE_AI
-# log_base = {pl:?}                # PINT_LOG_BASE (the shipped config: 1.05)
-# prob = {pp:?}                     # PINT_PROB
-
-# Used with kind = "timely"; {PEER} §2.3 (attributes of the peer, not keys).
-# [cc.timely]
-# alpha = {t_a:?}                 # EWMA weight of the newest RTT difference
-# beta = {t_b:?}                    # multiplicative decrease
-# t_low = "{t_lo}"                 # always increase below
-# t_high = "{t_hi}"               # always decrease above
-# min_rtt = "{t_mr}"               # gradient normaliser
-# rate_ai = "{t_ai}"           # RATE_AI (run.py: 100 Mb/s at 100G)
-# rate_hai = "{t_hai}"          # RATE_HAI (5 x AI)
-# min_rate = "{t_min}"          # MIN_RATE
-
-# Used with kind = "dctcp"; {PEER} §2.3, run.py "dctcp".
-# [cc.dctcp]
-# g = {dc_g:?}                    # EWMA_GAIN (1/16)
-# rate_ai = "{dc_ai}"           # DCTCP_RATE_AI
-# min_rate = "{dc_min}"          # MIN_RATE
-
-# Used with kind = "swift"; specs/seed-002-bifrost-pfcfree.md §11 (values are rdmasim's choice after Swift).
-# [cc.swift]
-# target = "{sw_t}"                # Bifröst's base_RTT
-# beta = {sw_b:?}                    # Swift
-# max_mdf = {sw_m:?}                 # Swift
-# ai, cwnd_min: default one MTU; cwnd_max (and initial window): line rate x target
-
+{cc}
 [pfc]
 enabled = {pfc_on}                    # {PEER} §2.4
 mode = "{pfc_mode}"           # "until_resume" ({PEER} §2.4) | "quanta" (IEEE 802.1Qbb)
@@ -218,6 +156,7 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
 # a port of another speed scales the nearest entry. {PEER} §2.4 (run.py, config.txt).
 "#,
         seed = n.seed,
+        cc = cc::defaults_text(),
         stop_s = DEFAULT_STOP_AFTER_LAST_START_S,
         rate = DEFAULT_LINK_RATE,
         delay = DEFAULT_LINK_DELAY,
@@ -226,39 +165,6 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         cdf = DEFAULT_CDF,
         pg = DEFAULT_PG,
         dport = DEFAULT_DPORT,
-        ai = fmt_delta(d.alpha_interval),
-        di = fmt_delta(d.decrease_interval),
-        rp = fmt_delta(d.rp_timer),
-        g = d.g,
-        rate_ai = d.rate_ai,
-        rate_hai = d.rate_hai,
-        min_rate = d.min_rate,
-        frt = d.fast_recovery_times,
-        clamp = d.clamp_target_rate,
-        rofc = d.rate_on_first_cnp,
-        h_eta = h.eta,
-        h_ms = h.max_stage,
-        h_ai = h.rate_ai,
-        h_min = h.min_rate,
-        h_fr = h.fast_react,
-        h_sf = h.sample_feedback,
-        h_mr = h.multi_rate,
-        pl = net::cc::PintConfig::default().log_base,
-        pp = net::cc::PintConfig::default().prob,
-        t_a = t.alpha,
-        t_b = t.beta,
-        t_lo = fmt_delta(t.t_low),
-        t_hi = fmt_delta(t.t_high),
-        t_mr = fmt_delta(t.min_rtt),
-        t_ai = t.rate_ai,
-        t_hai = t.rate_hai,
-        t_min = t.min_rate,
-        dc_g = dc.g,
-        dc_ai = dc.rate_ai,
-        dc_min = dc.min_rate,
-        sw_t = fmt_delta(sw.target),
-        sw_b = sw.beta,
-        sw_m = sw.max_mdf,
         pfc_on = n.pfc.enabled,
         quanta = DEFAULT_PFC_QUANTA,
         refresh = DEFAULT_PFC_REFRESH,

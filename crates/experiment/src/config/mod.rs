@@ -27,6 +27,7 @@ mod ports;
 mod tests;
 pub mod timeseries;
 mod topology;
+mod values;
 mod workload;
 
 pub use build::{base_dir, build_scenario, build_timeseries, DEFAULT_STOP_AFTER_LAST_START_S};
@@ -52,5 +53,6 @@ pub use workload::{
 };
 
 pub(crate) use build::stop_before_flows;
+pub(crate) use cc::{check_peer_value, from_peer as cc_from_peer, PEER_CC_KEYS};
 pub(crate) use nic::frame_above_buffer;
 pub(crate) use workload::unread_flows_warning;
