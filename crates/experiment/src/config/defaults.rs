@@ -4,11 +4,11 @@
 //! a run uses; the text is itself a valid config.
 
 use super::build::DEFAULT_STOP_AFTER_LAST_START_S;
-use super::cc;
 use super::fabric::{DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH};
 use super::timeseries::{DEFAULT_INTERVAL, DEFAULT_MAX_MB, DEFAULT_PORTS};
 use super::topology::{DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE};
 use super::workload::{DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_PG};
+use super::{cc, ports};
 use crate::fmt::{fmt_bytes, fmt_delta};
 use net::{Headroom, NetConfig, PfcMode};
 use std::fmt::Write as _;
@@ -33,8 +33,6 @@ pub fn defaults_toml() -> String {
     let b = &n.buffer;
     let c = &n.nic;
     let irn = net::IrnConfig::default();
-    let cbfc = net::fc::CbfcConfig::real(0);
-    let bifrost = net::fc::BifrostConfig::default();
     let _ = write!(
         s,
         r#"# rdmasim configuration: every key with its default.
@@ -122,22 +120,7 @@ resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
 #   [ports.relay_access]  cross_dc with relays: both ends of each DCI-relay link
 #   [ports.long_haul]     cross_dc: both switch ends of each long link
 #   [[ports.at]]          node = 20, port = 1: one port, any topology
-# Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom
-# outside the shared pool), alpha_shift, ecn (true/false), fc ("pfc" | "lossy" |
-# "obey_only" | "cbfc" | "cbfc_ideal" | "bifrost"). specs/seed-001-swing.md
-# §4.1-4.2 for the long-haul values.
-# With fc = "cbfc" or "cbfc_ideal" (credits, specs/seed-000-bifrost-longhaul.md
-# §3.6; both ends of a link alike): cbfc_buffer (advertised per class; default
-# xoff + headroom), cbfc_update_blocks (credit update after this many freed
-# 64 B blocks; default {cbfc_blocks}), cbfc_update_period (flush smaller ones
-# after this long; default "{cbfc_period}"); rdmasim's choices.
-# With fc = "bifrost" (specs/seed-000-bifrost-longhaul.md): bifrost_t (slot T;
-# default "{bf_t}"), bifrost_h (reserved H; default Δ + 2·R·T + k·MTU),
-# bifrost_k (leak-check period in slots; default {bf_k}), bifrost_delta (Δ;
-# default the link's propagation BDP in whole slots), bifrost_reading
-# ("ledger" (default) | "clamped" | "literal"), bifrost_trace (write
-# bifrost_trace.csv; default false).
-# [ports.long_haul]
+{ports}# [ports.long_haul]
 # xoff = "1MB"
 # headroom = "40MB"
 # ecn = false
@@ -157,6 +140,7 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
 "#,
         seed = n.seed,
         cc = cc::defaults_text(),
+        ports = ports::defaults_text(),
         stop_s = DEFAULT_STOP_AFTER_LAST_START_S,
         rate = DEFAULT_LINK_RATE,
         delay = DEFAULT_LINK_DELAY,
@@ -173,10 +157,6 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         shift = b.alpha_shift,
         resume = fmt_bytes(b.resume_offset),
         ecn_on = n.ecn.enabled,
-        cbfc_blocks = cbfc.update_blocks,
-        cbfc_period = fmt_delta(cbfc.update_period),
-        bf_t = fmt_delta(bifrost.t_slot),
-        bf_k = bifrost.k,
     );
     for t in &n.ecn.thresholds {
         let _ = write!(

@@ -2,7 +2,9 @@
 //! of groups of ports, replacing the switch-wide ones.
 
 use super::ctx::{set_keys, Ctx, R};
-use net::{NetConfig, PfcMode};
+use crate::fmt::fmt_delta;
+use net::fc::{BifrostConfig, BifrostReading, CbfcConfig};
+use net::{FcChoice, NetConfig, PfcMode};
 use serde::Deserialize;
 use topo::Topology;
 
@@ -44,8 +46,7 @@ pub struct PortSection {
     pub alpha_shift: Option<u8>,
     /// ECN marking at this egress.
     pub ecn: Option<bool>,
-    /// `"pfc"` | `"lossy"` | `"obey_only"` | `"cbfc"` | `"cbfc_ideal"` |
-    /// `"bifrost"`.
+    /// The port's flow control: the name of one of [`FC_SCHEMES`].
     pub fc: Option<String>,
     /// cbfc: buffer advertised per class; default xoff + headroom.
     pub cbfc_buffer: Option<String>,
@@ -125,7 +126,7 @@ pub(super) fn build_ports(
     layout: Option<&topo::CrossDcLayout>,
     net: &mut NetConfig,
 ) -> R<()> {
-    use net::{FcChoice, PortRule, PortSettings};
+    use net::{PortRule, PortSettings};
     // Relays (seed-001 §3.2): the L port relays the PFC frames it receives;
     // the R port obeys them and never pauses its upstream.
     if let Some(lay) = layout {
@@ -258,11 +259,8 @@ pub(super) fn build_ports(
 }
 
 fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<net::PortSettings> {
-    use net::FcChoice;
     let key = |k: &str| format!("{path}.{k}");
-    let bytes = |k: &str, v: &Option<String>| -> R<Option<u64>> {
-        v.as_ref().map(|v| cx.bytes(&key(k), v)).transpose()
-    };
+    let bytes = |k: &str, v: &Option<String>| size(cx, path, k, v);
     let xoff = bytes("xoff", &s.xoff)?;
     let xon = bytes("xon", &s.xon)?;
     match (xoff, xon) {
@@ -277,89 +275,33 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
             return Err(cx.err(&key("alpha_shift"), format!("{v} must be at most 63")));
         }
     }
-    let fc_name = s.fc.as_deref().unwrap_or("");
-    let cbfc_keys = set_keys!(s; cbfc_buffer, cbfc_update_blocks, cbfc_update_period);
-    let bifrost_keys = set_keys!(s; bifrost_t, bifrost_h, bifrost_k, bifrost_delta,
-        bifrost_reading, bifrost_trace);
-    if let Some(k) = cbfc_keys.first().filter(|_| !fc_name.starts_with("cbfc")) {
-        return Err(cx.err(&key(k), "only with fc = \"cbfc\" or \"cbfc_ideal\""));
-    }
-    if let Some(k) = bifrost_keys.first().filter(|_| fc_name != "bifrost") {
-        return Err(cx.err(&key(k), "only with fc = \"bifrost\""));
-    }
-    let fc = match s.fc.as_deref() {
+    // An unknown choice first: the keys it would take cannot be judged.
+    let scheme = match s.fc.as_deref() {
         None => None,
-        Some("pfc") => Some(FcChoice::Pfc(mode)),
-        Some("lossy") => Some(FcChoice::Lossy),
-        Some("obey_only") => Some(FcChoice::PfcObeyOnly(mode)),
-        Some(v @ ("cbfc" | "cbfc_ideal")) => {
-            let buffer = match &s.cbfc_buffer {
-                Some(b) => cx.positive_bytes(&key("cbfc_buffer"), b)?,
-                None => match xoff {
-                    Some(x) => x + bytes("headroom", &s.headroom)?.unwrap_or(0),
-                    None => {
-                        return Err(cx.err(
-                            &key("cbfc_buffer"),
-                            "missing: the buffer this ingress advertises (or give xoff)",
-                        ))
-                    }
-                },
-            };
-            let mut c = if v == "cbfc" {
-                net::fc::CbfcConfig::real(buffer)
-            } else {
-                net::fc::CbfcConfig::ideal(buffer)
-            };
-            if let Some(b) = s.cbfc_update_blocks {
-                if b == 0 {
-                    return Err(cx.err(&key("cbfc_update_blocks"), "must be at least 1"));
-                }
-                c.update_blocks = b;
-            }
-            if let Some(t) = &s.cbfc_update_period {
-                c.update_period = cx.positive_time(&key("cbfc_update_period"), t)?;
-            }
-            Some(FcChoice::Cbfc(c))
-        }
-        Some("bifrost") => {
-            let mut b = net::fc::BifrostConfig::default();
-            if let Some(t) = &s.bifrost_t {
-                b.t_slot = cx.positive_time(&key("bifrost_t"), t)?;
-            }
-            if let Some(h) = &s.bifrost_h {
-                b.h = Some(cx.positive_bytes(&key("bifrost_h"), h)?);
-            }
-            if let Some(d) = &s.bifrost_delta {
-                b.delta = Some(cx.positive_bytes(&key("bifrost_delta"), d)?);
-            }
-            if let Some(k) = s.bifrost_k {
-                b.k = k;
-            }
-            if let Some(r) = &s.bifrost_reading {
-                b.reading = match r.as_str() {
-                    "ledger" => net::fc::BifrostReading::Ledger,
-                    "clamped" => net::fc::BifrostReading::Clamped,
-                    "literal" => net::fc::BifrostReading::Literal,
-                    _ => {
-                        return Err(cx.err(
-                            &key("bifrost_reading"),
-                            format!("'{r}' is not \"ledger\", \"clamped\" or \"literal\""),
-                        ))
-                    }
-                };
-            }
-            b.trace = s.bifrost_trace.unwrap_or(false);
-            Some(FcChoice::Bifrost(b))
-        }
-        Some(v) => {
-            return Err(cx.err(
+        Some(v) => Some(FC_SCHEMES.iter().find(|f| f.name == v).ok_or_else(|| {
+            let names: Vec<String> = FC_SCHEMES.iter().map(|f| quoted(f.name)).collect();
+            cx.err(
                 &key("fc"),
-                format!(
-                    "'{v}' is not a scheme; use \"pfc\", \"lossy\", \"obey_only\", \"cbfc\", \
-                     \"cbfc_ideal\" or \"bifrost\""
-                ),
-            ))
-        }
+                format!("'{v}' is not a scheme; use {}", or_list(&names)),
+            )
+        })?),
+    };
+    let scheme_keys = set_keys!(s; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
+        bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace);
+    if let Some(k) = scheme_keys
+        .iter()
+        .find(|k| !scheme.is_some_and(|f| f.keys.contains(k)))
+    {
+        let takers: Vec<String> = FC_SCHEMES
+            .iter()
+            .filter(|f| f.keys.contains(k))
+            .map(|f| quoted(f.name))
+            .collect();
+        return Err(cx.err(&key(k), format!("only with fc = {}", or_list(&takers))));
+    }
+    let fc = match scheme {
+        Some(f) => Some((f.build)(cx, path, s, xoff, mode)?),
+        None => None,
     };
     Ok(net::PortSettings {
         xoff,
@@ -370,4 +312,280 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
         fc,
         relay_pfc: false,
     })
+}
+
+/// A size given at `path.k`, if given.
+fn size(cx: &Ctx<'_>, path: &str, k: &str, v: &Option<String>) -> R<Option<u64>> {
+    v.as_ref()
+        .map(|v| cx.bytes(&format!("{path}.{k}"), v))
+        .transpose()
+}
+
+fn quoted(s: &str) -> String {
+    format!("\"{s}\"")
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// One value of a port's `fc`. The flow-control choices are declared
+/// once, in [`FC_SCHEMES`]: the check of `fc`, of the keys only some
+/// choices take, and what `rdmasim config --defaults` says of them all
+/// come from that table.
+pub(super) struct FcScheme {
+    /// The value of `fc`.
+    pub(super) name: &'static str,
+    /// The keys of [`PortSection`] that only this choice and the others
+    /// listing them take.
+    pub(super) keys: &'static [&'static str],
+    /// The choice for the port of section `path` whose static XOFF is
+    /// `xoff`, under the fabric's pause semantics.
+    build: fn(&Ctx<'_>, &str, &PortSection, Option<u64>, PfcMode) -> R<FcChoice>,
+    /// What `--defaults` says of its keys, if it is the first choice to
+    /// take them: comment lines, each starting with `# `.
+    about: Option<fn() -> String>,
+}
+
+/// The flow-control choices of a port, in the order of `--defaults`.
+pub(super) const FC_SCHEMES: &[FcScheme] = &[
+    FcScheme {
+        name: "pfc",
+        keys: &[],
+        build: |_, _, _, _, mode| Ok(FcChoice::Pfc(mode)),
+        about: None,
+    },
+    FcScheme {
+        name: "lossy",
+        keys: &[],
+        build: |_, _, _, _, _| Ok(FcChoice::Lossy),
+        about: None,
+    },
+    FcScheme {
+        name: "obey_only",
+        keys: &[],
+        build: |_, _, _, _, mode| Ok(FcChoice::PfcObeyOnly(mode)),
+        about: None,
+    },
+    FcScheme {
+        name: "cbfc",
+        keys: CBFC_KEYS,
+        build: |cx, path, s, xoff, _| cbfc(cx, path, s, xoff, CbfcConfig::real),
+        about: Some(cbfc_about),
+    },
+    FcScheme {
+        name: "cbfc_ideal",
+        keys: CBFC_KEYS,
+        build: |cx, path, s, xoff, _| cbfc(cx, path, s, xoff, CbfcConfig::ideal),
+        about: None,
+    },
+    FcScheme {
+        name: "bifrost",
+        keys: &[
+            "bifrost_t",
+            "bifrost_h",
+            "bifrost_k",
+            "bifrost_delta",
+            "bifrost_reading",
+            "bifrost_trace",
+        ],
+        build: |cx, path, s, _, _| bifrost(cx, path, s),
+        about: Some(bifrost_about),
+    },
+];
+
+/// The keys of both kinds of credit-based flow control.
+const CBFC_KEYS: &[&str] = &["cbfc_buffer", "cbfc_update_blocks", "cbfc_update_period"];
+
+/// Credit-based flow control, real or ideal (`new`).
+fn cbfc(
+    cx: &Ctx<'_>,
+    path: &str,
+    s: &PortSection,
+    xoff: Option<u64>,
+    new: fn(u64) -> CbfcConfig,
+) -> R<FcChoice> {
+    let key = |k: &str| format!("{path}.{k}");
+    let buffer = match &s.cbfc_buffer {
+        Some(b) => cx.positive_bytes(&key("cbfc_buffer"), b)?,
+        None => match xoff {
+            Some(x) => x + size(cx, path, "headroom", &s.headroom)?.unwrap_or(0),
+            None => {
+                return Err(cx.err(
+                    &key("cbfc_buffer"),
+                    "missing: the buffer this ingress advertises (or give xoff)",
+                ))
+            }
+        },
+    };
+    let mut c = new(buffer);
+    if let Some(b) = s.cbfc_update_blocks {
+        if b == 0 {
+            return Err(cx.err(&key("cbfc_update_blocks"), "must be at least 1"));
+        }
+        c.update_blocks = b;
+    }
+    if let Some(t) = &s.cbfc_update_period {
+        c.update_period = cx.positive_time(&key("cbfc_update_period"), t)?;
+    }
+    Ok(FcChoice::Cbfc(c))
+}
+
+fn cbfc_about() -> String {
+    let c = CbfcConfig::real(0);
+    format!(
+        "# With fc = \"cbfc\" or \"cbfc_ideal\" (credits, specs/seed-000-bifrost-longhaul.md
+# §3.6; both ends of a link alike): cbfc_buffer (advertised per class; default
+# xoff + headroom), cbfc_update_blocks (credit update after this many freed
+# 64 B blocks; default {}), cbfc_update_period (flush smaller ones
+# after this long; default \"{}\"); rdmasim's choices.
+",
+        c.update_blocks,
+        fmt_delta(c.update_period)
+    )
+}
+
+/// The readings of Bifrost's algorithm a port may run.
+const BIFROST_READINGS: [(&str, BifrostReading); 3] = [
+    ("ledger", BifrostReading::Ledger),
+    ("clamped", BifrostReading::Clamped),
+    ("literal", BifrostReading::Literal),
+];
+
+fn bifrost(cx: &Ctx<'_>, path: &str, s: &PortSection) -> R<FcChoice> {
+    let key = |k: &str| format!("{path}.{k}");
+    let mut b = BifrostConfig::default();
+    if let Some(t) = &s.bifrost_t {
+        b.t_slot = cx.positive_time(&key("bifrost_t"), t)?;
+    }
+    if let Some(h) = &s.bifrost_h {
+        b.h = Some(cx.positive_bytes(&key("bifrost_h"), h)?);
+    }
+    if let Some(d) = &s.bifrost_delta {
+        b.delta = Some(cx.positive_bytes(&key("bifrost_delta"), d)?);
+    }
+    if let Some(k) = s.bifrost_k {
+        b.k = k;
+    }
+    if let Some(r) = &s.bifrost_reading {
+        b.reading = match BIFROST_READINGS.iter().find(|(n, _)| n == r) {
+            Some(&(_, reading)) => reading,
+            None => {
+                let names: Vec<String> = BIFROST_READINGS.iter().map(|(n, _)| quoted(n)).collect();
+                return Err(cx.err(
+                    &key("bifrost_reading"),
+                    format!("'{r}' is not {}", or_list(&names)),
+                ));
+            }
+        };
+    }
+    b.trace = s.bifrost_trace.unwrap_or(false);
+    Ok(FcChoice::Bifrost(b))
+}
+
+fn bifrost_about() -> String {
+    let b = BifrostConfig::default();
+    let readings: Vec<String> = BIFROST_READINGS
+        .iter()
+        .map(|&(n, r)| {
+            let default = if r == b.reading { " (default)" } else { "" };
+            format!("{}{default}", quoted(n))
+        })
+        .collect();
+    format!(
+        "# With fc = \"bifrost\" (specs/seed-000-bifrost-longhaul.md): bifrost_t (slot T;
+# default \"{}\"), bifrost_h (reserved H; default Δ + 2·R·T + k·MTU),
+# bifrost_k (leak-check period in slots; default {}), bifrost_delta (Δ;
+# default the link's propagation BDP in whole slots), bifrost_reading
+# ({}), bifrost_trace (write
+# bifrost_trace.csv; default false).
+",
+        fmt_delta(b.t_slot),
+        b.k,
+        readings.join(" | ")
+    )
+}
+
+/// The comment on `[ports.*]` keys of `rdmasim config --defaults`: every
+/// key, the flow-control choices, then the keys some of them take.
+pub(super) fn defaults_text() -> String {
+    let names: Vec<String> = FC_SCHEMES.iter().map(|f| quoted(f.name)).collect();
+    let keys = format!(
+        "Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom \
+         outside the shared pool), alpha_shift, ecn (true/false), fc ({}). \
+         specs/seed-001-swing.md §4.1-4.2 for the long-haul values.",
+        names.join(" | ")
+    );
+    let mut out = wrap_comment(&keys, 80);
+    for about in FC_SCHEMES.iter().filter_map(|f| f.about) {
+        out.push_str(&about());
+    }
+    out
+}
+
+/// `text` as `# ` comment lines of at most `width` characters (a word
+/// longer than that alone on its line).
+fn wrap_comment(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::from("#");
+    for word in text.split_whitespace() {
+        if line.len() > 1 && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("#");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys only some choices take are the fields of [`PortSection`]
+    /// that `port_settings` checks against the choice, no more, no fewer.
+    #[test]
+    fn the_choices_keys_are_the_checked_port_keys() {
+        let all = PortSection {
+            cbfc_buffer: Some("1".into()),
+            cbfc_update_blocks: Some(1),
+            cbfc_update_period: Some("1".into()),
+            bifrost_t: Some("1".into()),
+            bifrost_h: Some("1".into()),
+            bifrost_k: Some(1),
+            bifrost_delta: Some("1".into()),
+            bifrost_reading: Some("1".into()),
+            bifrost_trace: Some(true),
+            ..PortSection::default()
+        };
+        let checked = set_keys!(all; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
+            bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace);
+        let mut declared: Vec<&str> = FC_SCHEMES
+            .iter()
+            .flat_map(|f| f.keys.iter().copied())
+            .collect();
+        declared.sort_unstable();
+        declared.dedup();
+        let mut checked = checked;
+        checked.sort_unstable();
+        assert_eq!(checked, declared);
+    }
+
+    #[test]
+    fn lists_read_as_sentences() {
+        let l = |v: &[&str]| or_list(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(l(&["a"]), "a");
+        assert_eq!(l(&["a", "b"]), "a or b");
+        assert_eq!(l(&["a", "b", "c"]), "a, b or c");
+        assert_eq!(wrap_comment("one two three", 9), "# one two\n# three\n");
+    }
 }
