@@ -658,6 +658,16 @@ mod tests {
         assert!(w.iter().any(|w| w.contains("internal delay")), "{w:?}");
     }
 
+    /// The calculator's defaults are a Bifrost port's.
+    #[test]
+    fn defaults_are_the_ports() {
+        let port = net::fc::BifrostConfig::default();
+        assert_eq!(
+            (DEFAULT_SLOT, DEFAULT_K, DEFAULT_MTU),
+            (port.t_slot, port.k, port.mtu)
+        );
+    }
+
     /// When T does not divide the round trip, Δ is the round trip in whole
     /// slots, as the simulated port takes it, not the exact BDP.
     #[test]

@@ -6,6 +6,16 @@
 //! arguments, calls [`config::load_config`], [`config::build_scenario`] and
 //! [`run_scenario`], prints the [`RunReport`] and turns errors into exit
 //! codes ([`ExperimentError::exit_code`]).
+//!
+//! One module per job, each importing only modules below it (the test
+//! `tests/module_graph.rs` keeps it so): [`config`] (the TOML config, a
+//! file per section), [`peer_config`] (the peer's `config.txt`),
+//! [`scenario`], [`run`], [`summary`] and [`output`] (running and writing a
+//! run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
+//! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator); below them
+//! [`fmt`] (every number format), `locate` (lines of TOML keys), `error`
+//! and `procstat`. Modules name what they use by its own module, never by
+//! this root's re-exports.
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub mod analyze;

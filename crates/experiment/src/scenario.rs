@@ -59,7 +59,7 @@ pub struct RunOptions {
     /// known: those found while building (a flow file's unread lines, a
     /// timeout shorter than a round trip, a Bifrost headroom below its
     /// bound) before the run starts, so that a long run can be stopped and
-    /// fixed at once, and the rest at its end. All of them are in [`RunReport::notes`] either way.
+    /// fixed at once, and the rest at its end. All of them are in [`crate::run::RunReport::notes`] either way.
     pub print_notes: bool,
     /// Text of the TOML config the scenario came from, written to the run
     /// directory as `config.toml`.

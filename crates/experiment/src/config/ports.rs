@@ -46,7 +46,8 @@ pub struct PortSection {
     pub alpha_shift: Option<u8>,
     /// ECN marking at this egress.
     pub ecn: Option<bool>,
-    /// The port's flow control: the name of one of [`FC_SCHEMES`].
+    /// The port's flow control, by the name of one of the choices
+    /// `rdmasim config --defaults` lists.
     pub fc: Option<String>,
     /// cbfc: buffer advertised per class; default xoff + headroom.
     pub cbfc_buffer: Option<String>,
