@@ -2,6 +2,7 @@
 //! progress line, turn the results into flow records and a summary, check
 //! the run's invariants and write the output files.
 
+use crate::config::{PfcModeKey, TransportKind};
 use crate::error::ExperimentError;
 use crate::fmt::{fmt_count, fmt_time};
 use crate::output;
@@ -9,7 +10,7 @@ use crate::procstat;
 use crate::scenario::{RunOptions, Scenario};
 use crate::summary::{Counters, EngineStats, FlowCounts, Summary};
 use engine::{InputError, Time};
-use net::{NetConfig, PfcMode, ProgressInfo, RunResults, Simulation};
+use net::{NetConfig, ProgressInfo, RunResults, Simulation};
 use stats::{size_buckets, FlowRecord, DEFAULT_SIZE_EDGES};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -188,8 +189,7 @@ pub fn flow_records(results: &RunResults) -> Vec<FlowRecord> {
 fn pfc_name(net: &NetConfig) -> &'static str {
     match (net.pfc.enabled, net.pfc.mode) {
         (false, _) => "off",
-        (true, PfcMode::UntilResume) => "until_resume",
-        (true, PfcMode::Quanta { .. }) => "quanta",
+        (true, mode) => PfcModeKey::of(&mode).name(),
     }
 }
 
@@ -223,11 +223,7 @@ fn summarize(
         seed: net.seed,
         cc: net.cc.name().to_string(),
         pfc: pfc_name(net).to_string(),
-        transport: match net.nic.transport {
-            net::Transport::GoBackN => "go_back_n",
-            net::Transport::Irn(_) => "irn",
-        }
-        .to_string(),
+        transport: TransportKind::of(&net.nic.transport).name().to_string(),
         flows: FlowCounts {
             total,
             finished,

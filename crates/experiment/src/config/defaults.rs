@@ -4,13 +4,14 @@
 //! a run uses; the text is itself a valid config.
 
 use super::build::DEFAULT_STOP_AFTER_LAST_START_S;
-use super::fabric::{DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH};
+use super::fabric::{PfcModeKey, DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH};
+use super::nic::TransportKind;
 use super::timeseries::{DEFAULT_INTERVAL, DEFAULT_MAX_MB, DEFAULT_PORTS};
 use super::topology::{DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE};
 use super::workload::{DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_PG};
 use super::{cc, ports};
 use crate::fmt::{fmt_bytes, fmt_delta};
-use net::{Headroom, NetConfig, PfcMode};
+use net::{Headroom, NetConfig};
 use std::fmt::Write as _;
 
 const PEER: &str = "specs/peer-hpcc-ns3.md";
@@ -26,10 +27,7 @@ pub fn defaults_toml() -> String {
         Headroom::RateDelay { factor } => ("auto".to_string(), factor),
         Headroom::Bytes(b) => (fmt_bytes(b), 3.0),
     };
-    let pfc_mode = match n.pfc.mode {
-        PfcMode::UntilResume => "until_resume",
-        PfcMode::Quanta { .. } => "quanta",
-    };
+    let pfc_mode = PfcModeKey::of(&n.pfc.mode).name();
     let b = &n.buffer;
     let c = &n.nic;
     let irn = net::IrnConfig::default();
@@ -237,10 +235,7 @@ record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasi
         gt = c.global_t,
         vw = c.var_win,
         rto = c.rto.map_or("off".to_string(), fmt_delta),
-        tr_kind = match c.transport {
-            net::Transport::GoBackN => "go_back_n",
-            net::Transport::Irn(_) => "irn",
-        },
+        tr_kind = TransportKind::of(&c.transport).name(),
         irn_bitmap = irn.bitmap_packets,
         irn_low = fmt_delta(irn.rto_low),
         irn_high = fmt_delta(irn.rto_high),

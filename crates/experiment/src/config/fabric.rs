@@ -22,6 +22,24 @@ pub enum PfcModeKey {
     Quanta,
 }
 
+impl PfcModeKey {
+    /// The value `pfc.mode` takes (and `summary.json`'s `pfc` with PFC on).
+    pub fn name(self) -> &'static str {
+        match self {
+            PfcModeKey::UntilResume => "until_resume",
+            PfcModeKey::Quanta => "quanta",
+        }
+    }
+
+    /// The key of `mode`.
+    pub fn of(mode: &PfcMode) -> PfcModeKey {
+        match mode {
+            PfcMode::UntilResume => PfcModeKey::UntilResume,
+            PfcMode::Quanta { .. } => PfcModeKey::Quanta,
+        }
+    }
+}
+
 /// `[pfc]`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

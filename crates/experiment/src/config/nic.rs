@@ -52,6 +52,24 @@ pub enum TransportKind {
     Irn,
 }
 
+impl TransportKind {
+    /// The value `transport.kind` takes (and `summary.json`'s `transport`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::GoBackN => "go_back_n",
+            TransportKind::Irn => "irn",
+        }
+    }
+
+    /// The kind of `t`.
+    pub fn of(t: &Transport) -> TransportKind {
+        match t {
+            Transport::GoBackN => TransportKind::GoBackN,
+            Transport::Irn(_) => TransportKind::Irn,
+        }
+    }
+}
+
 /// `[transport]`: how QPs recover lost packets.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -155,7 +173,7 @@ pub(super) fn build_transport(
     let set = set_keys!(s; bitmap, rto_low, rto_high, rto_low_threshold);
     match s.kind.unwrap_or(TransportKind::GoBackN) {
         TransportKind::GoBackN => {
-            cx.only_keys("transport", "go_back_n", &set, &[])?;
+            cx.only_keys("transport", TransportKind::GoBackN.name(), &set, &[])?;
             net.nic.transport = Transport::GoBackN;
         }
         TransportKind::Irn => {

@@ -3,6 +3,9 @@
 
 use super::build::{build_scenario, build_timeseries};
 use super::defaults::defaults_toml;
+use super::doc::ConfigDoc;
+use super::fabric::PfcModeKey;
+use super::nic::TransportKind;
 use super::parse::parse_config;
 use super::timeseries::{DEFAULT_INTERVAL, DEFAULT_MAX_MB, ROW_BYTES};
 use super::workload::{unread_flows_warning, DEFAULT_DPORT, DEFAULT_INCAST_DPORT};
@@ -888,4 +891,19 @@ fn bad_values_name_the_key_and_line() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("class 9 does not exist"), "{e}");
+}
+
+/// The names of `pfc.mode` and `transport.kind` are the ones the file
+/// takes.
+#[test]
+fn pfc_modes_and_transports_are_named_as_written() {
+    for k in [PfcModeKey::UntilResume, PfcModeKey::Quanta] {
+        let doc: ConfigDoc = toml::from_str(&format!("[pfc]\nmode = \"{}\"", k.name())).unwrap();
+        assert_eq!(doc.pfc.mode, Some(k));
+    }
+    for k in [TransportKind::GoBackN, TransportKind::Irn] {
+        let doc: ConfigDoc =
+            toml::from_str(&format!("[transport]\nkind = \"{}\"", k.name())).unwrap();
+        assert_eq!(doc.transport.kind, Some(k));
+    }
 }
