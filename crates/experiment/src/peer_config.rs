@@ -284,25 +284,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                     .ok_or_else(|| err(l, format!("must be at most {MAX_INPUT_TIME}")))?;
                 stop = Some((Time(ps), l.no, one(l)?));
             }
-            "CC_MODE" => {
-                let m = one(l)?;
-                let kind = CcKind::ALL
-                    .iter()
-                    .find(|k| k.peer_mode().is_some_and(|p| p.to_string() == m));
-                match kind {
-                    Some(&k) => cc_mode = Some(k),
-                    None => {
-                        let mut modes: Vec<u32> =
-                            CcKind::ALL.iter().filter_map(|k| k.peer_mode()).collect();
-                        modes.sort_unstable();
-                        let modes: Vec<String> = modes.iter().map(u32::to_string).collect();
-                        return Err(err(
-                            l,
-                            format!("unknown CC_MODE '{m}' (the peer has {})", modes.join(", ")),
-                        ));
-                    }
-                }
-            }
+            "CC_MODE" => cc_mode = Some(CcKind::of_peer_mode(&one(l)?).map_err(|m| err(l, m))?),
             k if PEER_CC_KEYS.contains(&k) => {
                 let v = one(l)?;
                 if let Some(Err(m)) = check_peer_value(k, &v) {

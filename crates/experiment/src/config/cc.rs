@@ -212,6 +212,27 @@ macro_rules! congestion_controls {
     };
 }
 
+impl CcKind {
+    /// The scheme the peer's `CC_MODE` `m` names, or why it names none.
+    pub fn of_peer_mode(m: &str) -> Result<CcKind, String> {
+        let mut modes: Vec<(u32, CcKind)> = CcKind::ALL
+            .iter()
+            .filter_map(|&k| k.peer_mode().map(|p| (p, k)))
+            .collect();
+        modes.sort_unstable_by_key(|&(p, _)| p);
+        match modes.iter().find(|(p, _)| p.to_string() == m) {
+            Some(&(_, k)) => Ok(k),
+            None => {
+                let listed: Vec<String> = modes.iter().map(|(p, _)| p.to_string()).collect();
+                Err(format!(
+                    "unknown CC_MODE '{m}' (the peer has {})",
+                    listed.join(", ")
+                ))
+            }
+        }
+    }
+}
+
 /// Swift's window floor must not be above its ceiling.
 fn swift_window_order(cx: &Ctx<'_>, w: &SwiftConfig) -> R<()> {
     if let (Some(lo), Some(hi)) = (w.cwnd_min, w.cwnd_max) {
@@ -383,6 +404,11 @@ mod tests {
                 (7, CcKind::Timely),
                 (8, CcKind::Dctcp)
             ]
+        );
+        assert_eq!(CcKind::of_peer_mode("10"), Ok(CcKind::HpccPint));
+        assert_eq!(
+            CcKind::of_peer_mode("01"),
+            Err("unknown CC_MODE '01' (the peer has 1, 3, 7, 8, 10)".to_string())
         );
         assert_eq!(check_peer_value("RATE_AI", "50Mb/s"), Some(Ok(())));
         assert_eq!(
