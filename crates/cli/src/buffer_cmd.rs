@@ -22,7 +22,7 @@ pub(crate) struct BufferArgs {
     #[arg(long, value_name = "NAME", default_value = "all")]
     scheme: String,
     /// Bifrost's time slot T.
-    #[arg(long, value_name = "DURATION", default_value = "10us")]
+    #[arg(long, value_name = "DURATION", default_value_t = buffer::DEFAULT_SLOT.to_string())]
     slot: String,
     /// Bifrost's leak-check period k, in slots.
     #[arg(long, value_name = "N", default_value_t = buffer::DEFAULT_K)]

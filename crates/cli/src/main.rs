@@ -10,6 +10,7 @@
 //! * 2: bad input or an I/O error, printed as `rdmasim: <message>`.
 
 use clap::{Parser, Subcommand};
+use experiment::fmt::{fmt_count, fmt_ns, num};
 use experiment::{config, ExperimentError, RunOptions, RunReport};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -154,10 +155,10 @@ fn run_toml(
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
     let scenario = config::build_scenario(&cfg, &config::base_dir(path))?;
-    let timeseries = experiment::timeseries::build_timeseries(&cfg, &scenario)?;
+    let timeseries = config::build_timeseries(&cfg, &scenario)?;
     if let Some(note) = timeseries
         .as_ref()
-        .and_then(|m| experiment::timeseries::size_note(m, &scenario))
+        .and_then(|m| experiment::config::timeseries::size_note(m, &scenario))
     {
         eprintln!("rdmasim: note: {note}");
     }
@@ -185,14 +186,6 @@ fn finish(report: &RunReport) -> Result<u8, Failure> {
     } else {
         1
     })
-}
-
-fn stat(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.2}")
-    } else {
-        "-".to_string()
-    }
 }
 
 fn print_summary(report: &RunReport) -> std::io::Result<()> {
@@ -233,10 +226,10 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
             "{:<14} {:>7} {:>8} {:>8} {:>8} {:>8}",
             b.label,
             b.count,
-            stat(b.avg),
-            stat(b.p50),
-            stat(b.p95),
-            stat(b.p99)
+            num(b.avg, 2, "-"),
+            num(b.p50, 2, "-"),
+            num(b.p95, 2, "-"),
+            num(b.p99, 2, "-")
         )?;
     }
     let c = &s.counters;
@@ -262,11 +255,11 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
     writeln!(
         o,
         "simulated {}: {} events ({} ev/s), {} packet-hops ({}/s), wall {:.2} s, cpu {:.2} s{rss}",
-        experiment::output::fmt_ns(e.sim_time_ns),
+        fmt_ns(e.sim_time_ns),
         e.events,
-        experiment::output::fmt_count(e.events_per_s),
+        fmt_count(e.events_per_s),
         e.packet_hops,
-        experiment::output::fmt_count(e.packet_hops_per_s),
+        fmt_count(e.packet_hops_per_s),
         e.wall_s,
         e.cpu_s,
     )?;

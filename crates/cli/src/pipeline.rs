@@ -77,7 +77,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<u8, Failure> {
 /// first point only, to keep the directory small).
 fn report_plots(
     r: &sweep::SweepReport,
-    spec: &experiment::report::ReportSpec,
+    spec: &experiment::sweep::ReportSpec,
 ) -> Result<(), Failure> {
     let done: Vec<&(String, String)> = r
         .variant_runs
@@ -97,7 +97,7 @@ fn report_plots(
         return Ok(());
     }
     let mut classes = vec![(Class::All, "fct_cdf.png".to_string())];
-    let normal = experiment::report::GroupOf::Dports(vec![100]);
+    let normal = experiment::sweep::GroupOf::Dports(vec![experiment::config::DEFAULT_DPORT]);
     if let Some((g, _)) = spec.groups.iter().find(|(_, d)| *d == normal) {
         classes.push((Class::Normal, format!("fct_cdf_{g}.png")));
     }
@@ -156,7 +156,7 @@ pub(crate) struct FlowFilter {
     #[arg(long, value_name = "START,END", allow_hyphen_values = true)]
     window: Option<String>,
     /// Peer buckets: this percent of the flows each.
-    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+    #[arg(long, default_value_t = AnalyzeOptions::default().step, value_name = "PCT")]
     step: f64,
 }
 

@@ -24,7 +24,9 @@
 //! lists no others), classes by its `dport` as above, and flows of equal
 //! size in the file's (completion) order.
 
-use crate::ExperimentError;
+use crate::config::{DEFAULT_DPORT, DEFAULT_INCAST_DPORT};
+use crate::error::ExperimentError;
+use crate::fmt::{csv_field, fmt_decimal, fmt_ns, fmt_size, num, parse_whole, pct, Whole};
 use engine::units::parse_time;
 use engine::InputError;
 use stats::{peer_buckets, size_buckets, BucketStats, FlowRecord, PeerBucket, DEFAULT_SIZE_EDGES};
@@ -67,8 +69,8 @@ impl Class {
     /// Whether a flow with destination port `dport` is of this class.
     pub fn keeps(self, dport: u16) -> bool {
         match self {
-            Class::Normal => dport == crate::config::DEFAULT_DPORT,
-            Class::Incast => dport == crate::config::DEFAULT_INCAST_DPORT,
+            Class::Normal => dport == DEFAULT_DPORT,
+            Class::Incast => dport == DEFAULT_INCAST_DPORT,
             Class::All => true,
         }
     }
@@ -284,35 +286,6 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
         });
     }
     Ok(out)
-}
-
-/// An unsigned integer type a field of a file is read into.
-pub(crate) trait Whole: TryFrom<u64> {
-    /// Its largest value.
-    const MAX: u64;
-    /// Zero.
-    const ZERO: Self;
-}
-
-macro_rules! whole {
-    ($($t:ty),*) => {$(
-        impl Whole for $t {
-            const MAX: u64 = <$t>::MAX as u64;
-            const ZERO: Self = 0;
-        }
-    )*};
-}
-whole!(u8, u16, u32, u64);
-
-/// A whole number read from a file, into the field's type: a number too
-/// large for it is an error saying the range allowed, never truncated.
-pub(crate) fn parse_whole<T: Whole>(s: &str) -> Result<T, String> {
-    let too_large = || format!("'{s}' is out of range (0 to {})", T::MAX);
-    match s.trim().parse::<u64>() {
-        Ok(v) => T::try_from(v).map_err(|_| too_large()),
-        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(too_large()),
-        Err(_) => Err(format!("'{s}' is not a whole number")),
-    }
 }
 
 /// A port number read from a file.
@@ -565,54 +538,19 @@ fn rel(v: f64, base: f64) -> f64 {
     }
 }
 
-fn num(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.2}")
-    } else {
-        "-".into()
-    }
-}
-
-fn pct(v: f64) -> String {
-    if v.is_finite() {
-        format!("{:+.1}%", v * 100.0)
-    } else {
-        String::new()
-    }
-}
-
-/// A bucket bound, percent of the flows: `7.5`, `15`, `22.5`. Rounded to
-/// six places first, so that float steps (`3 * 0.1`) print as written.
-fn fmt_bound(v: f64) -> String {
-    let s = format!("{v:.6}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
 /// The peer bucket `i` of `step`: `7.5-15`.
 fn peer_bucket_name(i: usize, step: f64) -> String {
     let (lo, hi) = (i as f64 * step, ((i + 1) as f64 * step).min(100.0));
-    format!("{}-{}", fmt_bound(lo), fmt_bound(hi))
-}
-
-/// A size for people: `950B`, `12.3KB`, `1.5MB` (decimal units).
-pub fn fmt_size(b: u64) -> String {
-    let f = b as f64;
-    if f < 1e3 {
-        format!("{b}B")
-    } else if f < 1e6 {
-        format!("{:.1}KB", f / 1e3)
-    } else if f < 1e9 {
-        format!("{:.1}MB", f / 1e6)
-    } else {
-        format!("{:.1}GB", f / 1e9)
-    }
+    format!("{}-{}", fmt_decimal(lo), fmt_decimal(hi))
 }
 
 /// A value with its change against the first run: `1.23 (+4.5%)`.
 fn cell(v: f64, base: Option<f64>) -> String {
     match base {
-        Some(b) if rel(v, b).is_finite() => format!("{} ({})", num(v), pct(rel(v, b))),
-        _ => num(v),
+        Some(b) if rel(v, b).is_finite() => {
+            format!("{} ({})", num(v, 2, "-"), pct(rel(v, b), 1, ""))
+        }
+        _ => num(v, 2, "-"),
     }
 }
 
@@ -649,8 +587,8 @@ pub fn render(runs: &[RunAnalysis], o: &AnalyzeOptions) -> String {
         (None, None) => String::new(),
         (f, u) => format!(
             ", completed in [{}, {})",
-            f.map_or("0".into(), crate::output::fmt_ns),
-            u.map_or("end".into(), crate::output::fmt_ns)
+            f.map_or("0".into(), fmt_ns),
+            u.map_or("end".into(), fmt_ns)
         ),
     };
     let tags: Vec<String> = (0..runs.len()).map(tag).collect();
@@ -751,23 +689,13 @@ pub const ANALYSIS_HEADER: &str =
 /// (empty for the first).
 pub fn write_csv<W: Write>(runs: &[RunAnalysis], o: &AnalyzeOptions, mut w: W) -> io::Result<()> {
     writeln!(w, "{ANALYSIS_HEADER}")?;
-    let f = |v: f64| {
-        if v.is_finite() {
-            format!("{v:.6}")
-        } else {
-            String::new()
-        }
-    };
-    let q = |s: &str| {
-        if s.contains([',', '"']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
+    let f = |v: f64| num(v, 6, "");
     let first = &runs[0];
     for (k, r) in runs.iter().enumerate() {
-        let (label, path) = (q(&r.label), q(&r.path.display().to_string()));
+        let (label, path) = (
+            csv_field(&r.label),
+            csv_field(&r.path.display().to_string()),
+        );
         for (i, b) in r.peer.iter().enumerate() {
             let base = (k > 0).then(|| first.peer.get(i)).flatten();
             let rl = |v: f64, g: fn(&PeerBucket) -> f64| {
@@ -803,7 +731,7 @@ pub fn write_csv<W: Write>(runs: &[RunAnalysis], o: &AnalyzeOptions, mut w: W) -
             writeln!(
                 w,
                 "{label},{path},size,{},{},{},{hi},{},{},{},{},{},{},{},{}",
-                q(&b.label),
+                csv_field(&b.label),
                 b.count,
                 b.lo,
                 f(b.avg),

@@ -24,6 +24,7 @@
 //! the peer's `ws30_5ms.txt` (a different generator and seed) but have the
 //! same size distribution, load and duration.
 
+use crate::fmt::{fmt_count, fmt_ns};
 use crate::procstat;
 use engine::{Delta, Rate, Time};
 use net::cc::{CcConfig, DcqcnConfig, HpccConfig};
@@ -434,15 +435,15 @@ pub fn table(rows: &[BenchRow]) -> String {
     let fmt = |r: &BenchRow| -> [String; 13] {
         [
             r.name.clone(),
-            crate::output::fmt_ns(r.sim_time_ns),
+            fmt_ns(r.sim_time_ns),
             r.flows.to_string(),
             r.finished.to_string(),
             r.drops.to_string(),
             r.packets.to_string(),
             r.packet_hops.to_string(),
             r.events.to_string(),
-            crate::output::fmt_count(r.events_per_s()),
-            crate::output::fmt_count(r.packet_hops_per_s()),
+            fmt_count(r.events_per_s()),
+            fmt_count(r.packet_hops_per_s()),
             format!("{:.2}", r.wall_s),
             format!("{:.2}", r.cpu_s),
             r.peak_rss_mb
@@ -598,7 +599,7 @@ mod tests {
                 dir.join("fct.txt").to_str().unwrap(),
             );
             std::fs::write(&cfg_path, text).unwrap();
-            let peer = crate::load_peer_config(&cfg_path).unwrap();
+            let peer = crate::peer_config::load_peer_config(&cfg_path).unwrap();
             let mut expected = peer.scenario.net.clone();
             expected.stop_time = None;
             // QLEN_MON_START 3.2 s is after the stop time: the peer's

@@ -10,10 +10,13 @@
 //! (5 µs per km of fibre), `Δ = 2·R·D` the bandwidth-delay product over the
 //! round trip (BDP), `T` Bifrost's time slot, `k` its leak-check period.
 //! Every figure is rounded up to a whole byte: they are lower bounds.
+//! Bifrost's H is the one a simulated port takes by default, reckoned by
+//! the port's own code ([`bifrost`]).
 //!
 //! `docs/long-haul.md` explains each formula and the choices made here.
 
-use crate::ExperimentError;
+use crate::error::ExperimentError;
+use crate::fmt::{fmt_bytes_exact, fmt_decimal, fmt_thousands};
 use engine::units::{parse_rate, parse_time, FIBRE_PS_PER_KM};
 use engine::{Delta, InputError, Rate};
 use std::fmt::Write as _;
@@ -163,29 +166,6 @@ pub struct Term {
     pub source: &'static str,
 }
 
-/// `1,234,567`.
-pub fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `10,003,064 B (10.003 MB, 9.540 MiB)`.
-pub fn fmt_bytes(b: u64) -> String {
-    format!(
-        "{} B ({:.3} MB, {:.3} MiB)",
-        group(b),
-        b as f64 / 1e6,
-        b as f64 / (1024.0 * 1024.0)
-    )
-}
-
 /// PFC (IEEE 802.1Qbb) on the long link's ingress, XOFF = XON.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PfcBuffer {
@@ -222,7 +202,7 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
         what: "lossless headroom (above XOFF)",
         bytes: bdp + slack,
         formula: "2·R·D + 2·MTU + 64 B",
-        working: format!("{} + 2 × {} + 64", group(bdp), group(l.mtu)),
+        working: format!("{} + 2 × {} + 64", fmt_thousands(bdp), fmt_thousands(l.mtu)),
         source: concat!(
             "seed-000 §2.1 \"the headroom must be at least 2R_sD, which is one BDP\"; \
              seed-001 §2.1 \"Zero loss requires D ≤ B_a / (2·BW)\"",
@@ -233,7 +213,7 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
         what: "XON, for no throughput-loss",
         bytes: bdp + slack,
         formula: "2·R_d·D + 2·MTU + 64 B (R_d = R)",
-        working: format!("{} + 2 × {} + 64", group(bdp), group(l.mtu)),
+        working: format!("{} + 2 × {} + 64", fmt_thousands(bdp), fmt_thousands(l.mtu)),
         source: concat!(
             "seed-000 §2.1 \"The queue at XON must hold at least 2R_dD bytes, or the \
              downstream link runs dry\" (typical case R_d = R_s)",
@@ -244,7 +224,11 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
         what: "total, XOFF = XON",
         bytes: 2 * (bdp + slack),
         formula: "2·D·(R_s + R_d) + 4·MTU + 128 B = 2 BDP + 4·MTU + 128 B",
-        working: format!("2 × {} + 4 × {} + 128", group(bdp), group(l.mtu)),
+        working: format!(
+            "2 × {} + 4 × {} + 128",
+            fmt_thousands(bdp),
+            fmt_thousands(l.mtu)
+        ),
         source: "seed-000 §2.1 \"With XOFF = XON, the buffer needed is at least 2D(R_s + R_d)\"; \
                  seed-001 §7 T1 \"PFC needs B_a ≥ 4D·BW (2 BDP) to avoid throughput loss and \
                  ≥ 2D·BW to avoid loss\"; + 4·MTU + 128 B: twice the frame terms above",
@@ -254,7 +238,7 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
         what: "rdmasim's default headroom, 3·R·D",
         bytes: 3 * one_way,
         formula: "3·R·D = 1.5 BDP (buffer.headroom)",
-        working: format!("3 × {}", group(one_way)),
+        working: format!("3 × {}", fmt_thousands(one_way)),
         source: "the peer's third.cc (specs/peer-hpcc-ns3.md §2.4); docs/model.md",
     };
     PfcBuffer {
@@ -280,7 +264,7 @@ pub fn swing(l: &LongLink) -> SwingBuffer {
             what: "relay R-port buffer",
             bytes: bdp + frame_slack(l),
             formula: "2·D·BW + 2·MTU + 64 B = 1 BDP + 2·MTU + 64 B",
-            working: format!("{} + 2 × {} + 64", group(bdp), group(l.mtu)),
+            working: format!("{} + 2 × {} + 64", fmt_thousands(bdp), fmt_thousands(l.mtu)),
             source: concat!(
                 "seed-001 §3.3 \"its maximum is 2D·BW = exactly one BDP\"; §3.4 \"a little \
                  larger than one BDP\"",
@@ -304,19 +288,37 @@ pub struct BifrostBuffer {
     pub warnings: Vec<String>,
 }
 
-/// Bifrost's H for slot `slot` and leak-check period `k`.
+/// Bifrost's H for slot `slot` and leak-check period `k`: the default H
+/// a simulated Bifrost port takes on this link
+/// ([`net::fc::BifrostConfig::resolve`], where Theorem 1's bound is
+/// reckoned), so that a port given the printed H runs at its bound. Δ there
+/// is the round trip in whole slots, N = ⌈2D/T⌉ of R·T each: the BDP
+/// itself when T divides 2D, up to one R·T more when it does not; the
+/// working then says how many slots.
 pub fn bifrost(l: &LongLink, slot: Delta, k: u32) -> BifrostBuffer {
-    let bdp = l.bdp();
-    let rt = l.bytes_in(slot);
+    let port = net::fc::BifrostConfig {
+        t_slot: slot,
+        k,
+        mtu: l.mtu,
+        ..net::fc::BifrostConfig::default()
+    };
+    let (par, _) = port.resolve(l.rate, l.delay);
+    let (delta, rt) = (par.delta, par.r_s_t);
+    let slots = if delta == l.bdp() {
+        String::new()
+    } else {
+        let s = if par.n == 1 { "" } else { "s" };
+        format!(", Δ = ⌈2D/T⌉ = {} slot{s} of R·T", fmt_thousands(par.n))
+    };
     let h = Term {
         what: "reserved buffer H",
-        bytes: bdp + 2 * rt + k as u64 * l.mtu,
+        bytes: par.h,
         formula: "Δ + 2·R·T + k·MTU",
         working: format!(
-            "{} + 2 × {} + {k} × {}   (T = {slot}, k = {k})",
-            group(bdp),
-            group(rt),
-            group(l.mtu)
+            "{} + 2 × {} + {k} × {}   (T = {slot}, k = {k}{slots})",
+            fmt_thousands(delta),
+            fmt_thousands(rt),
+            fmt_thousands(l.mtu)
         ),
         source: "seed-000 §2.9 Theorem 1 \"Condition: H ≥ Δ + 2R_sT\"; §2.8 \"Reserve an extra \
                  k × MTU of headroom\"; §2.11 A1 \"Use H ≥ Δ + 2R_sT (+ k·MTU)\"",
@@ -338,8 +340,8 @@ pub fn bifrost(l: &LongLink, slot: Delta, k: u32) -> BifrostBuffer {
         warnings.push(format!(
             "R·T = {} B is more than a pause frame can hold, 65535 quanta = {} B \
              (seed-000 §2.7)",
-            group(rt),
-            group(field)
+            fmt_thousands(rt),
+            fmt_thousands(field)
         ));
     }
     if k == 0 {
@@ -393,14 +395,14 @@ pub fn cbfc(l: &LongLink) -> CbfcBuffer {
             what: "credits for full rate (CBFC-ideal)",
             bytes: blocks * CBFC_BLOCK_BYTES,
             formula: "⌈2·R·D / 64 B⌉ blocks × 64 B = 1 BDP",
-            working: format!("{} blocks × 64", group(blocks)),
+            working: format!("{} blocks × 64", fmt_thousands(blocks)),
             source: "seed-000 §3.6 \"Credits must exceed one BDP\"; \"One block = 64 B\"",
         },
         field_limit: Term {
             what: "12-bit FCCL field limit",
             bytes: limit,
             formula: "2^12 blocks × 64 B",
-            working: format!("{} × 64", group(limit_blocks)),
+            working: format!("{} × 64", fmt_thousands(limit_blocks)),
             source: "seed-000 §3.6 \"Real IB has a 12-bit FCCL field\"; \"4096 × 64 B = 262 KB\"",
         },
         blocks,
@@ -464,7 +466,7 @@ pub fn parse_slot(s: &str) -> Result<Delta, ExperimentError> {
 }
 
 fn term(out: &mut String, t: &Term) {
-    let _ = writeln!(out, "  {:<36} {}", t.what, fmt_bytes(t.bytes));
+    let _ = writeln!(out, "  {:<36} {}", t.what, fmt_bytes_exact(t.bytes));
     let _ = writeln!(out, "      = {} = {}", t.formula, t.working);
     let _ = writeln!(out, "      source: {}", t.source);
 }
@@ -478,12 +480,12 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
         o,
         "long link: {} (R = {} GB/s), {} km of fibre, D = {} one way (5 us/km), MTU {} B",
         l.rate,
-        trim_float(rate_bytes),
-        trim_float(l.km),
+        fmt_decimal(rate_bytes),
+        fmt_decimal(l.km),
         l.delay,
         l.mtu
     );
-    let _ = writeln!(o, "BDP Δ = 2·R·D = {}", fmt_bytes(l.bdp()));
+    let _ = writeln!(o, "BDP Δ = 2·R·D = {}", fmt_bytes_exact(l.bdp()));
     for s in schemes {
         o.push('\n');
         match s {
@@ -533,7 +535,7 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
                      this link needs {} blocks ({} bits of FCCL){}",
                     b.reach_km,
                     l.rate,
-                    group(b.blocks),
+                    fmt_thousands(b.blocks),
                     b.bits_needed,
                     if b.bits_needed <= CBFC_FIELD_BITS {
                         String::new()
@@ -557,19 +559,6 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
         }
     }
     o
-}
-
-/// `12.5`, `80`, `0.5`, `0.000000000125`: a float without trailing zeros,
-/// to 6 significant digits below 1 (a 1 bps link's R is not "0 GB/s").
-fn trim_float(v: f64) -> String {
-    let decimals = if v > 0.0 && v < 1.0 {
-        6 + (-v.log10().floor() as usize).saturating_sub(1)
-    } else {
-        6
-    };
-    let s = format!("{v:.decimals$}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
 }
 
 #[cfg(test)]
@@ -669,6 +658,33 @@ mod tests {
         assert!(w.iter().any(|w| w.contains("internal delay")), "{w:?}");
     }
 
+    /// The calculator's defaults are a Bifrost port's.
+    #[test]
+    fn defaults_are_the_ports() {
+        let port = net::fc::BifrostConfig::default();
+        assert_eq!(
+            (DEFAULT_SLOT, DEFAULT_K, DEFAULT_MTU),
+            (port.t_slot, port.k, port.mtu)
+        );
+    }
+
+    /// When T does not divide the round trip, Δ is the round trip in whole
+    /// slots, as the simulated port takes it, not the exact BDP.
+    #[test]
+    fn bifrost_delta_is_whole_slots() {
+        // 81.3 km: 2D = 813 us, N = ⌈813 / 10⌉ = 82 slots of 125,000 B =
+        // 10,250,000 B (the BDP is 10,162,500 B); H = 10,250,000 + 250,000
+        // + 1,500.
+        let l = link(100, 81.3);
+        assert_eq!(l.bdp(), 10_162_500);
+        let b = bifrost(&l, DEFAULT_SLOT, DEFAULT_K);
+        assert_eq!(b.h.bytes, 10_501_500);
+        assert!(b.h.working.contains("82 slots"), "{}", b.h.working);
+        // And no slot count when T divides 2D.
+        let b = bifrost(&link(100, 80.0), DEFAULT_SLOT, DEFAULT_K);
+        assert!(!b.h.working.contains("slots"), "{}", b.h.working);
+    }
+
     #[test]
     fn parsing_and_bad_input() {
         let l = LongLink::parse("400Gbps", "80km", 1500).unwrap();
@@ -702,15 +718,6 @@ mod tests {
 
     #[test]
     fn formatting() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(10_003_064), "10,003,064");
-        assert_eq!(fmt_bytes(10_000_000), "10,000,000 B (10.000 MB, 9.537 MiB)");
-        assert_eq!(trim_float(12.5), "12.5");
-        assert_eq!(trim_float(80.0), "80");
-        assert_eq!(trim_float(0.3125), "0.3125");
-        assert_eq!(trim_float(0.000_000_000_125), "0.000000000125");
         let slow = LongLink::new(Rate(1), 0.000_1, DEFAULT_MTU).unwrap();
         let r = report(&slow, &[], DEFAULT_SLOT, 1);
         assert!(

@@ -6,28 +6,36 @@
 //! arguments, calls [`config::load_config`], [`config::build_scenario`] and
 //! [`run_scenario`], prints the [`RunReport`] and turns errors into exit
 //! codes ([`ExperimentError::exit_code`]).
+//!
+//! One module per job, each importing only modules below it (the test
+//! `tests/module_graph.rs` keeps it so): [`config`] (the TOML config, a
+//! file per section), [`peer_config`] (the peer's `config.txt`),
+//! [`scenario`], [`run`], [`summary`] and [`output`] (running and writing a
+//! run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
+//! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator); below them
+//! [`fmt`] (every number format), `locate` (lines of TOML keys), `error`
+//! and `procstat`. Modules name what they use by its own module, never by
+//! this root's re-exports.
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub mod analyze;
 pub mod bench;
 pub mod buffer;
 pub mod config;
-pub mod defaults;
 mod error;
+pub mod fmt;
 mod locate;
 pub mod output;
 pub mod peer_config;
 mod procstat;
-pub mod report;
+pub mod run;
 pub mod scenario;
+pub mod summary;
 pub mod sweep;
-pub mod timeseries;
 
-pub use config::{build_scenario, load_config, parse_config, Config};
-pub use defaults::defaults_toml;
+pub use config::{build_scenario, defaults_toml, load_config, parse_config, Config};
 pub use error::ExperimentError;
 pub use peer_config::{load_peer_config, run_peer_config, PeerConfig};
-pub use scenario::{
-    flow_records, run_scenario, Counters, EngineStats, FlowCounts, PeerOutputs, RunOptions,
-    RunReport, Scenario, Summary,
-};
+pub use run::{flow_records, run_scenario, RunReport};
+pub use scenario::{PeerOutputs, RunOptions, Scenario};
+pub use summary::{Counters, EngineStats, FlowCounts, Summary};

@@ -282,17 +282,17 @@ pub(crate) fn looks_like(text: &str) -> Option<FileKind> {
 /// `e` with `kind`'s hint appended, if `e` is about `file` and `text` (its
 /// contents) looks like one of the `wrong` kinds of file.
 pub(crate) fn hint_wrong_kind(
-    e: crate::ExperimentError,
+    e: crate::error::ExperimentError,
     text: &str,
     file: &str,
     wrong: &[FileKind],
-) -> crate::ExperimentError {
+) -> crate::error::ExperimentError {
     match (e, looks_like(text)) {
-        (crate::ExperimentError::Input(mut ie), Some(kind))
+        (crate::error::ExperimentError::Input(mut ie), Some(kind))
             if ie.file == file && wrong.contains(&kind) =>
         {
             ie.msg = format!("{}; {}", ie.msg, kind.hint(file));
-            crate::ExperimentError::Input(ie)
+            crate::error::ExperimentError::Input(ie)
         }
         (e, _) => e,
     }

@@ -8,13 +8,16 @@
 //! key the peer does not have either is most likely a typo: it gets a
 //! warning of its own at its line, naming the key meant when one is close.
 
-use crate::locate::{self, FileKind};
-use crate::{ExperimentError, PeerOutputs, RunOptions, RunReport, Scenario};
-use engine::units::{
-    input_ps, parse_rate, parse_rate_or_bps, MAX_BYTES, MAX_INPUT_PS, MAX_INPUT_TIME,
+use crate::config::{
+    cc_from_peer, check_peer_value, frame_above_buffer, stop_before_flows, unread_flows_warning,
+    CcKind, PEER_CC_KEYS,
 };
+use crate::error::ExperimentError;
+use crate::locate::{self, FileKind};
+use crate::run::{run_scenario, RunReport};
+use crate::scenario::{PeerOutputs, RunOptions, Scenario};
+use engine::units::{input_ps, parse_rate_or_bps, MAX_BYTES, MAX_INPUT_PS, MAX_INPUT_TIME};
 use engine::{Delta, InputError, Rate, Time};
-use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, PintConfig, TimelyConfig};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
 use std::path::{Path, PathBuf};
 
@@ -165,22 +168,6 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             v => Err(err(l, format!("'{v}' must be 0 or 1"))),
         }
     };
-    let rate = |l: &Line| -> Result<Rate, ExperimentError> {
-        let v = one(l)?;
-        parse_rate(&v).map_err(|m| err(l, m))
-    };
-    let micros = |l: &Line| -> Result<Delta, ExperimentError> {
-        let v = num(l)?;
-        if v <= 0.0 {
-            return Err(err(l, "must be greater than zero (microseconds)".into()));
-        }
-        input_ps(v, 1e6).map(Delta).ok_or_else(|| {
-            err(
-                l,
-                format!("must be at most 1e12 microseconds ({MAX_INPUT_TIME})"),
-            )
-        })
-    };
     // QLEN_MON_START / QLEN_MON_END: nanoseconds (negative counts as 0).
     let qlen_ns = |l: &Line| -> Result<Time, ExperimentError> {
         let v = num(l)?.max(0.0);
@@ -245,16 +232,9 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
         },
         ..NetConfig::default()
     };
-    let mut dcqcn = DcqcnConfig::default();
-    let mut hpcc = HpccConfig::default();
-    let mut timely = TimelyConfig::default();
-    let mut dctcp = DctcpConfig::default();
-    let mut pint = PintConfig::default();
-    // Keys shared by several CC modes, applied once the mode is known.
-    let mut rate_ai = None;
-    let mut rate_hai = None;
-    let mut min_rate = None;
-    let mut ewma_gain = None;
+    // The congestion control's keys, in file order, applied once the mode
+    // is known: each may set a parameter of several modes (RATE_AI).
+    let mut cc_values: Vec<(&str, String)> = Vec::new();
     let mut cc_mode = None;
     let mut topo_file = None;
     let mut flow_file = None;
@@ -304,78 +284,14 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
                     .ok_or_else(|| err(l, format!("must be at most {MAX_INPUT_TIME}")))?;
                 stop = Some((Time(ps), l.no, one(l)?));
             }
-            "CC_MODE" => {
-                let m = one(l)?;
-                match m.as_str() {
-                    "1" | "3" | "7" | "8" => cc_mode = Some(m.parse::<u32>().unwrap_or(1)),
-                    "10" => cc_mode = Some(10),
-                    _ => {
-                        return Err(err(
-                            l,
-                            format!("unknown CC_MODE '{m}' (the peer has 1, 3, 7, 8, 10)"),
-                        ))
-                    }
+            "CC_MODE" => cc_mode = Some(CcKind::of_peer_mode(&one(l)?).map_err(|m| err(l, m))?),
+            k if PEER_CC_KEYS.contains(&k) => {
+                let v = one(l)?;
+                if let Some(Err(m)) = check_peer_value(k, &v) {
+                    return Err(err(l, m));
                 }
+                cc_values.push((l.key, v));
             }
-            "ALPHA_RESUME_INTERVAL" => dcqcn.alpha_interval = micros(l)?,
-            "RATE_DECREASE_INTERVAL" => dcqcn.decrease_interval = micros(l)?,
-            "RP_TIMER" => dcqcn.rp_timer = micros(l)?,
-            "CLAMP_TARGET_RATE" => dcqcn.clamp_target_rate = flag(l)?,
-            "FAST_RECOVERY_TIMES" => {
-                let v = num(l)?;
-                if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
-                    return Err(err(
-                        l,
-                        format!("must be a whole number from 0 to {}", u32::MAX),
-                    ));
-                }
-                dcqcn.fast_recovery_times = v as u32;
-            }
-            "EWMA_GAIN" => {
-                let g = num(l)?;
-                if !(0.0..=1.0).contains(&g) || g == 0.0 {
-                    return Err(err(l, "must be in (0, 1]".into()));
-                }
-                ewma_gain = Some(g);
-            }
-            "RATE_AI" => rate_ai = Some(rate(l)?),
-            "RATE_HAI" => rate_hai = Some(rate(l)?),
-            "MIN_RATE" => min_rate = Some(rate(l)?),
-            "DCTCP_RATE_AI" => dctcp.rate_ai = rate(l)?,
-            "U_TARGET" => {
-                let u = num(l)?;
-                if !(u > 0.0 && u <= 1.0) {
-                    return Err(err(l, "must be in (0, 1]".into()));
-                }
-                hpcc.eta = u;
-            }
-            "MI_THRESH" => {
-                let v = num(l)?;
-                if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
-                    return Err(err(
-                        l,
-                        format!("must be a whole number from 0 to {}", u32::MAX),
-                    ));
-                }
-                hpcc.max_stage = v as u32;
-            }
-            "FAST_REACT" => hpcc.fast_react = flag(l)?,
-            "PINT_LOG_BASE" => {
-                let b = num(l)?;
-                if b <= 1.0 {
-                    return Err(err(l, "must be greater than 1".into()));
-                }
-                pint.log_base = b;
-            }
-            "PINT_PROB" => {
-                let p = num(l)?;
-                if !(p > 0.0 && p <= 1.0) {
-                    return Err(err(l, "must be in (0, 1]".into()));
-                }
-                pint.prob = p;
-            }
-            "SAMPLE_FEEDBACK" => hpcc.sample_feedback = flag(l)?,
-            "MULTI_RATE" => hpcc.multi_rate = flag(l)?,
             "GLOBAL_T" => net.nic.global_t = flag(l)?,
             "VAR_WIN" => net.nic.var_win = flag(l)?,
             "ERROR_RATE_PER_LINK" => {
@@ -498,7 +414,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             format!("{file}:{no}: {k}: not a key of the peer's config, ignored{hint}")
         })
         .collect();
-    if let Some(msg) = crate::config::frame_above_buffer(&net) {
+    if let Some(msg) = frame_above_buffer(&net) {
         // Named at the payload size, or else at the buffer size, that the
         // config gives (the other is the peer's default).
         let at = ["PACKET_PAYLOAD_SIZE", "BUFFER_SIZE"]
@@ -527,38 +443,16 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             None => InputError::at(&file, None, k, "missing; the peer requires it"),
         })
     };
-    net.cc = match cc_mode.ok_or_else(|| missing("CC_MODE"))? {
-        1 => {
-            dcqcn.rate_ai = rate_ai.unwrap_or(dcqcn.rate_ai);
-            dcqcn.rate_hai = rate_hai.unwrap_or(dcqcn.rate_hai);
-            dcqcn.min_rate = min_rate.unwrap_or(dcqcn.min_rate);
-            dcqcn.g = ewma_gain.unwrap_or(dcqcn.g);
-            CcConfig::Dcqcn(dcqcn)
-        }
-        3 => {
-            hpcc.rate_ai = rate_ai.unwrap_or(hpcc.rate_ai);
-            hpcc.min_rate = min_rate.unwrap_or(hpcc.min_rate);
-            CcConfig::Hpcc(hpcc)
-        }
-        10 => {
-            pint.eta = hpcc.eta;
-            pint.max_stage = hpcc.max_stage;
-            pint.rate_ai = rate_ai.unwrap_or(pint.rate_ai);
-            pint.min_rate = min_rate.unwrap_or(pint.min_rate);
-            CcConfig::Pint(pint)
-        }
-        7 => {
-            timely.rate_ai = rate_ai.unwrap_or(timely.rate_ai);
-            timely.rate_hai = rate_hai.unwrap_or(timely.rate_hai);
-            timely.min_rate = min_rate.unwrap_or(timely.min_rate);
-            CcConfig::Timely(timely)
-        }
-        _ => {
-            dctcp.g = ewma_gain.unwrap_or(dctcp.g);
-            dctcp.min_rate = min_rate.unwrap_or(dctcp.min_rate);
-            CcConfig::Dctcp(dctcp)
-        }
+    let kind = cc_mode.ok_or_else(|| missing("CC_MODE"))?;
+    // The last line of a key holds, as in the peer.
+    let last = |key: &str| -> Option<&str> {
+        cc_values
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
     };
+    net.cc = cc_from_peer(kind, &last);
     if let (Some((kmin, _)), Some((kmax, line)), Some((pmax, _))) = (&kmin, &kmax, &pmax) {
         let mut th = Vec::new();
         for (rate, kx) in kmax {
@@ -632,12 +526,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     if let (Some((stop, line, written)), Some(first)) = (&stop, flows.first()) {
         if *stop <= first.start {
             let from = format!(", {flow_name}:{}", flow_lines[0]);
-            let msg = crate::config::stop_before_flows(
-                &format!("{written} s"),
-                *stop,
-                first.start,
-                &from,
-            );
+            let msg = stop_before_flows(&format!("{written} s"), *stop, first.start, &from);
             return Err(ExperimentError::Input(InputError::at(
                 &file,
                 Some(*line),
@@ -737,36 +626,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// The lines of a peer flow file after the `count` flows its header
-/// announces: the peer reads only that many, and so does rdmasim, so a
-/// count left behind when flows were added would silently drop them. A
-/// warning, not an error: running the first flows of a file by lowering the
-/// count is a use the peer allows. Lines are counted as the flow parser
-/// counts them (blank lines and `#` comments skipped). Also said of a TOML
-/// config's `[workload] kind = "file"`, which reads the same format.
-pub(crate) fn unread_flows_warning(text: &str, file: &str, count: usize) -> Option<String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-    let (header, _) = lines.next()?;
-    let mut rest = lines.skip(count);
-    let (first, _) = rest.next()?;
-    let more = rest.count();
-    let lines = if more == 0 {
-        format!("line {first} follows them")
-    } else {
-        format!("{} lines follow them (from line {first})", more + 1)
-    };
-    Some(format!(
-        "{file}:{header}: flow_count: the header says {count} flow{}, but {lines} and \
-         {} not read, as the peer reads only the number of flows the header gives",
-        if count == 1 { "" } else { "s" },
-        if more == 0 { "is" } else { "are" }
-    ))
-}
-
 /// Parse and run a peer config, writing its `FCT_OUTPUT_FILE` and
 /// `PFC_OUTPUT_FILE`. Unsupported keys are reported in one warning on
 /// stderr, each of [`PeerConfig::warnings`] in one more.
@@ -782,12 +641,21 @@ pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, Expe
     for w in &cfg.warnings {
         eprintln!("rdmasim: warning: {w}");
     }
-    crate::run_scenario(cfg.scenario, None, opts)
+    run_scenario(cfg.scenario, None, opts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every key the congestion controls take from the peer's config is a
+    /// key of the peer's (so a typo of one is told apart from it).
+    #[test]
+    fn the_congestion_controls_keys_are_the_peers() {
+        for k in PEER_CC_KEYS {
+            assert!(PEER_KEYS.contains(k), "{k}");
+        }
+    }
 
     #[test]
     fn flow_lines_past_the_count_are_warned_about() {

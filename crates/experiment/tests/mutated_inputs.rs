@@ -717,7 +717,7 @@ fn every_input(root: &Path, mode: Mode) -> Vec<(&'static str, Vec<Mutant>)> {
                 let check: Check = Box::new(move || {
                     let cfg = parse_config(&m2, "mut.toml").map_err(|e| e.to_string())?;
                     let s = build_scenario(&cfg, &dir).map_err(|e| e.to_string())?;
-                    let ts = rdmasim_experiment::timeseries::build_timeseries(&cfg, &s)
+                    let ts = rdmasim_experiment::config::build_timeseries(&cfg, &s)
                         .map_err(|e| e.to_string())?;
                     finish(mode, s, ts, &dir.join("out"))
                 });
@@ -739,7 +739,7 @@ fn every_input(root: &Path, mode: Mode) -> Vec<(&'static str, Vec<Mutant>)> {
                 if mode == Mode::Run {
                     for r in runs {
                         let s = build_scenario(&r.config, &dir).map_err(|e| e.to_string())?;
-                        let ts = rdmasim_experiment::timeseries::build_timeseries(&r.config, &s)
+                        let ts = rdmasim_experiment::config::build_timeseries(&r.config, &s)
                             .map_err(|e| e.to_string())?;
                         run_network(s, ts, &dir.join("out"))?;
                     }
@@ -905,7 +905,7 @@ fn the_unmutated_inputs_build() {
         let cfg = parse_config(text, "valid.toml").unwrap();
         let s = build_scenario(&cfg, &dir).unwrap_or_else(|e| panic!("{e}"));
         assert!(!s.flows.is_empty(), "{text}");
-        rdmasim_experiment::timeseries::build_timeseries(&cfg, &s).unwrap();
+        rdmasim_experiment::config::build_timeseries(&cfg, &s).unwrap();
         build_network(s).unwrap();
     }
     let s = parse_sweep(SWEEP, "sweep.toml", &dir).unwrap();

@@ -11,9 +11,12 @@ fn readme_lists_every_run_csv_header_verbatim() {
         ("ports.csv", rdmasim_experiment::output::PORTS_CSV_HEADER),
         (
             "timeseries.csv",
-            rdmasim_experiment::timeseries::PORTS_HEADER,
+            rdmasim_experiment::output::timeseries::PORTS_HEADER,
         ),
-        ("qp_rates.csv", rdmasim_experiment::timeseries::QP_HEADER),
+        (
+            "qp_rates.csv",
+            rdmasim_experiment::output::timeseries::QP_HEADER,
+        ),
         (
             "bifrost_trace.csv",
             rdmasim_experiment::output::BIFROST_TRACE_HEADER,

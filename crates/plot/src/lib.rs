@@ -14,7 +14,7 @@
 
 use engine::InputError;
 use experiment::analyze::{self, AnalyzeOptions};
-use experiment::timeseries::{read_ports_csv, PortRow};
+use experiment::output::timeseries::{read_ports_csv, PortRow};
 use experiment::ExperimentError;
 use plotters::coord::Shift;
 use plotters::prelude::*;

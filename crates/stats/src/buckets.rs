@@ -4,9 +4,12 @@
 use crate::FlowRecord;
 use serde::Serialize;
 
-/// The percentile rule of the peer's analysis script (`fct_analysis.py`,
-/// `get_pctl`): `sorted[int(n * p)]`, the index clamped to `n - 1`.
-/// `sorted` must be in ascending order. NaN for an empty slice.
+/// The percentile of every table rdmasim writes (`summary.json`, `rdmasim
+/// analyze`, a sweep's `report.csv` and `report.md`), so that one set of
+/// flows has one p99: the rule of the peer's analysis script
+/// (`fct_analysis.py`, `get_pctl`), `sorted[int(n * p)]`, the index
+/// clamped to `n - 1`. `sorted` must be in ascending order. NaN for an
+/// empty slice.
 pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -70,7 +73,9 @@ fn open_as_null<S: serde::Serializer>(hi: &u64, s: S) -> Result<S::Ok, S::Error>
 /// `100KB-1MB`, `1MB-10MB`, `>=10MB` (decimal units).
 pub const DEFAULT_SIZE_EDGES: [u64; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
 
-fn fmt_size(b: u64) -> String {
+/// A bucket edge in the largest decimal unit that divides it: `10KB`,
+/// `1MB` (the edges are round numbers; [`DEFAULT_SIZE_EDGES`]).
+fn edge_label(b: u64) -> String {
     if b == 0 {
         "0B".to_string()
     } else if b.is_multiple_of(1_000_000_000) {
@@ -108,11 +113,11 @@ pub fn size_buckets(records: &[FlowRecord], edges: &[u64]) -> Vec<BucketStats> {
         let label = if nb == 1 {
             "all sizes".to_string()
         } else if k == 0 {
-            format!("<{}", fmt_size(hi))
+            format!("<{}", edge_label(hi))
         } else if k == nb - 1 {
-            format!(">={}", fmt_size(lo))
+            format!(">={}", edge_label(lo))
         } else {
-            format!("{}-{}", fmt_size(lo), fmt_size(hi))
+            format!("{}-{}", edge_label(lo), edge_label(hi))
         };
         // The last bucket includes u64::MAX itself.
         let mut v: Vec<f64> = finished

@@ -211,6 +211,19 @@ pub struct Bifrost {
 impl BifrostConfig {
     /// Resolve against a link of `rate` and one-way delay `delay`, with
     /// one line per constraint broken (Bifrost §V, §IV-D, §IV-C1).
+    ///
+    /// This is rdmasim's one reckoning of Theorem 1's bound (Bifrost
+    /// §IV-C1), for the simulated port and for `rdmasim buffer` alike:
+    /// H ≥ Δ + 2·R_s·T, and the default H adds k·MTU for late pause frames
+    /// (§IV-D). R_s·T is rounded down to whole bytes, as the port grants
+    /// it. Δ, when not given, is the round trip in whole slots, N·R_s·T
+    /// with N = ⌈2D/T⌉, not the exact R_s·2D: the port grants bytes one
+    /// slot at a time and keeps the grants of the last N slots in flight
+    /// (F is capped at Δ + R_s·T), so what it may have granted and not yet
+    /// received is N slots' worth, up to one R_s·T more than the exact BDP
+    /// when T does not divide the round trip; an H from the exact BDP could
+    /// fall short of the bound the running port needs. The two agree when
+    /// T divides 2D, as for the paper's 600 km and 10 µs.
     pub fn resolve(&self, rate: Rate, delay: Delta) -> (BifrostParams, Vec<String>) {
         let t = self.t_slot;
         let t_bits = rate.bps() as u128 * t.ps() as u128 / 1_000_000_000_000;

@@ -1,9 +1,13 @@
 //! Writing a run's files: the run directory (written aside, then renamed
-//! into place) and the peer-format files at their own paths.
+//! into place) and the peer-format files at their own paths; the time
+//! series files in [`timeseries`].
 
-use crate::scenario::{PeerOutputs, Summary};
-use crate::ExperimentError;
-use engine::{InputError, Time};
+pub mod timeseries;
+
+use crate::error::ExperimentError;
+use crate::scenario::PeerOutputs;
+use crate::summary::Summary;
+use engine::InputError;
 use net::{PfcLogEntry, RunResults};
 use stats::{write_flows_csv, write_peer_fct, FlowRecord};
 use std::collections::HashMap;
@@ -269,11 +273,11 @@ fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     }
     if let Some(ts) = f.timeseries {
         write_file(&tmp.join("timeseries.csv"), |w| {
-            crate::timeseries::write_ports_csv(ts, w)
+            timeseries::write_ports_csv(ts, w)
         })?;
         if ts.qp_rates {
             write_file(&tmp.join("qp_rates.csv"), |w| {
-                crate::timeseries::write_qp_csv(ts, w)
+                timeseries::write_qp_csv(ts, w)
             })?;
         }
     }
@@ -399,41 +403,10 @@ pub(crate) fn write_peer_outputs(
     Ok(())
 }
 
-/// A simulated time for people: `850ns`, `12.3us`, `1.23ms`, `2.000s`.
-pub fn fmt_time(t: Time) -> String {
-    let ps = t.ps() as f64;
-    if ps < 1e6 {
-        format!("{}ns", t.ns())
-    } else if ps < 1e9 {
-        format!("{:.1}us", ps / 1e6)
-    } else if ps < 1e12 {
-        format!("{:.2}ms", ps / 1e9)
-    } else {
-        format!("{:.3}s", ps / 1e12)
-    }
-}
-
-/// A simulated time given in nanoseconds, as [`fmt_time`] writes it.
-pub fn fmt_ns(ns: u64) -> String {
-    fmt_time(Time::from_ns(ns))
-}
-
-/// A count for people: `812`, `12.3k`, `4.1M`, `2.0G`.
-pub fn fmt_count(n: f64) -> String {
-    if n < 1e3 {
-        format!("{n:.0}")
-    } else if n < 1e6 {
-        format!("{:.1}k", n / 1e3)
-    } else if n < 1e9 {
-        format!("{:.1}M", n / 1e6)
-    } else {
-        format!("{:.1}G", n / 1e9)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::Time;
 
     #[test]
     fn pfc_lines() {
@@ -457,15 +430,6 @@ mod tests {
             peer_pfc_text(&log),
             "2000000123 321 1 3 1\n2000000500 7 0 1 0\n"
         );
-    }
-
-    #[test]
-    fn human_units() {
-        assert_eq!(fmt_time(Time(850_000)), "850ns");
-        assert_eq!(fmt_time(Time(1_230_000_000)), "1.23ms");
-        assert_eq!(fmt_time(Time(2_000_000_000_000)), "2.000s");
-        assert_eq!(fmt_count(812.0), "812");
-        assert_eq!(fmt_count(12_300_000.0), "12.3M");
     }
 
     #[test]

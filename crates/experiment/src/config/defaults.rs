@@ -3,43 +3,18 @@
 //! [`NetConfig::default`] and friends, so this text cannot drift from what
 //! a run uses; the text is itself a valid config.
 
-use crate::config::{
-    DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE,
-    DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH, DEFAULT_PG, DEFAULT_STOP_AFTER_LAST_START_S,
-};
-use engine::Delta;
-use net::cc::{CcConfig, DcqcnConfig, DctcpConfig, HpccConfig, SwiftConfig, TimelyConfig};
-use net::{Headroom, NetConfig, PfcMode};
+use super::build::DEFAULT_STOP_AFTER_LAST_START_S;
+use super::fabric::{PfcModeKey, DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH};
+use super::nic::TransportKind;
+use super::timeseries::{DEFAULT_INTERVAL, DEFAULT_MAX_MB, DEFAULT_PORTS};
+use super::topology::{DEFAULT_LINK_DELAY, DEFAULT_LINK_RATE};
+use super::workload::{DEFAULT_CDF, DEFAULT_DPORT, DEFAULT_INCAST_DPORT, DEFAULT_PG};
+use super::{cc, ports};
+use crate::fmt::{fmt_bytes, fmt_delta};
+use net::{Headroom, NetConfig};
 use std::fmt::Write as _;
 
 const PEER: &str = "specs/peer-hpcc-ns3.md";
-
-/// A duration in the largest unit that divides it: `1us`, `300us`, `500ps`.
-pub fn fmt_delta(d: Delta) -> String {
-    let ps = d.ps();
-    for (unit, scale) in [
-        ("s", 1_000_000_000_000u64),
-        ("ms", 1_000_000_000),
-        ("us", 1_000_000),
-        ("ns", 1_000),
-    ] {
-        if ps != 0 && ps.is_multiple_of(scale) {
-            return format!("{}{unit}", ps / scale);
-        }
-    }
-    format!("{ps}ps")
-}
-
-/// A size in the largest binary unit that divides it, else bytes:
-/// `32MiB`, `4KiB`, `1000B`.
-pub fn fmt_bytes(b: u64) -> String {
-    for (unit, scale) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if b != 0 && b.is_multiple_of(scale) {
-            return format!("{}{unit}", b / scale);
-        }
-    }
-    format!("{b}B")
-}
 
 /// Every config key with its default, as a TOML file. Keys without a
 /// default (the shape of the topology and the workload) are shown with the
@@ -47,26 +22,15 @@ pub fn fmt_bytes(b: u64) -> String {
 /// in comments.
 pub fn defaults_toml() -> String {
     let n = NetConfig::default();
-    let d = DcqcnConfig::default();
     let mut s = String::new();
-    let cc_kind = CcConfig::default().name();
-    let h = HpccConfig::default();
-    let t = TimelyConfig::default();
-    let dc = DctcpConfig::default();
-    let sw = SwiftConfig::default();
     let (headroom, factor) = match n.buffer.headroom {
         Headroom::RateDelay { factor } => ("auto".to_string(), factor),
         Headroom::Bytes(b) => (fmt_bytes(b), 3.0),
     };
-    let pfc_mode = match n.pfc.mode {
-        PfcMode::UntilResume => "until_resume",
-        PfcMode::Quanta { .. } => "quanta",
-    };
+    let pfc_mode = PfcModeKey::of(&n.pfc.mode).name();
     let b = &n.buffer;
     let c = &n.nic;
     let irn = net::IrnConfig::default();
-    let cbfc = net::fc::CbfcConfig::real(0);
-    let bifrost = net::fc::BifrostConfig::default();
     let _ = write!(
         s,
         r#"# rdmasim configuration: every key with its default.
@@ -131,63 +95,7 @@ start = "0s"
 pg = {pg}                            # {PEER} §3.2 (pg 3 in every peer flow file)
 dport = {dport}                        # {PEER} §3.2 ("normal" traffic)
 
-[cc]
-kind = "{cc_kind}"                     # "none" | "dcqcn" | "hpcc" | "hpcc_pint" | "timely" | "dctcp" | "swift"; rdmasim's choice
-
-# Used with kind = "dcqcn"; {PEER} §2.3, run.py "dcqcn" at 100 Gb/s.
-# [cc.dcqcn]
-# alpha_interval = "{ai}"          # ALPHA_RESUME_INTERVAL
-# decrease_interval = "{di}"       # RATE_DECREASE_INTERVAL
-# rp_timer = "{rp}"              # RP_TIMER
-# g = {g:?}                 # EWMA_GAIN (1/256)
-# rate_ai = "{rate_ai}"            # RATE_AI
-# rate_hai = "{rate_hai}"          # RATE_HAI
-# min_rate = "{min_rate}"            # MIN_RATE
-# fast_recovery_times = {frt}       # FAST_RECOVERY_TIMES
-# clamp_target_rate = {clamp}     # CLAMP_TARGET_RATE
-# rate_on_first_cnp = {rofc:?}     # RateOnFirstCnp
-
-# Used with kind = "hpcc"; {PEER} §2.3, run.py "hp" (AI from the HPCC paper's figures).
-# [cc.hpcc]
-# eta = {h_eta:?}                     # U_TARGET
-# max_stage = {h_ms}                   # MI_THRESH
-# rate_ai = "{h_ai}"            # RATE_AI (the HPCC paper: 50 Mb/s)
-# min_rate = "{h_min}"           # MIN_RATE (the shipped config)
-# fast_react = {h_fr}              # FAST_REACT
-# sample_feedback = {h_sf}        # SAMPLE_FEEDBACK
-# multi_rate = {h_mr}             # MULTI_RATE
-
-# Used with kind = "hpcc_pint"; {PEER} §2.3 (CC_MODE 10).
-# [cc.hpcc_pint]
-# eta = {h_eta:?}                     # U_TARGET
-# rate_ai = "{h_ai}"            # RATE_AI
-# log_base = {pl:?}                # PINT_LOG_BASE (the shipped config: 1.05)
-# prob = {pp:?}                     # PINT_PROB
-
-# Used with kind = "timely"; {PEER} §2.3 (attributes of the peer, not keys).
-# [cc.timely]
-# alpha = {t_a:?}                 # EWMA weight of the newest RTT difference
-# beta = {t_b:?}                    # multiplicative decrease
-# t_low = "{t_lo}"                 # always increase below
-# t_high = "{t_hi}"               # always decrease above
-# min_rtt = "{t_mr}"               # gradient normaliser
-# rate_ai = "{t_ai}"           # RATE_AI (run.py: 100 Mb/s at 100G)
-# rate_hai = "{t_hai}"          # RATE_HAI (5 x AI)
-# min_rate = "{t_min}"          # MIN_RATE
-
-# Used with kind = "dctcp"; {PEER} §2.3, run.py "dctcp".
-# [cc.dctcp]
-# g = {dc_g:?}                    # EWMA_GAIN (1/16)
-# rate_ai = "{dc_ai}"           # DCTCP_RATE_AI
-# min_rate = "{dc_min}"          # MIN_RATE
-
-# Used with kind = "swift"; specs/seed-002-bifrost-pfcfree.md §11 (values are rdmasim's choice after Swift).
-# [cc.swift]
-# target = "{sw_t}"                # Bifröst's base_RTT
-# beta = {sw_b:?}                    # Swift
-# max_mdf = {sw_m:?}                 # Swift
-# ai, cwnd_min: default one MTU; cwnd_max (and initial window): line rate x target
-
+{cc}
 [pfc]
 enabled = {pfc_on}                    # {PEER} §2.4
 mode = "{pfc_mode}"           # "until_resume" ({PEER} §2.4) | "quanta" (IEEE 802.1Qbb)
@@ -210,22 +118,7 @@ resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
 #   [ports.relay_access]  cross_dc with relays: both ends of each DCI-relay link
 #   [ports.long_haul]     cross_dc: both switch ends of each long link
 #   [[ports.at]]          node = 20, port = 1: one port, any topology
-# Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom
-# outside the shared pool), alpha_shift, ecn (true/false), fc ("pfc" | "lossy" |
-# "obey_only" | "cbfc" | "cbfc_ideal" | "bifrost"). specs/seed-001-swing.md
-# §4.1-4.2 for the long-haul values.
-# With fc = "cbfc" or "cbfc_ideal" (credits, specs/seed-000-bifrost-longhaul.md
-# §3.6; both ends of a link alike): cbfc_buffer (advertised per class; default
-# xoff + headroom), cbfc_update_blocks (credit update after this many freed
-# 64 B blocks; default {cbfc_blocks}), cbfc_update_period (flush smaller ones
-# after this long; default "{cbfc_period}"); rdmasim's choices.
-# With fc = "bifrost" (specs/seed-000-bifrost-longhaul.md): bifrost_t (slot T;
-# default "{bf_t}"), bifrost_h (reserved H; default Δ + 2·R·T + k·MTU),
-# bifrost_k (leak-check period in slots; default {bf_k}), bifrost_delta (Δ;
-# default the link's propagation BDP in whole slots), bifrost_reading
-# ("ledger" (default) | "clamped" | "literal"), bifrost_trace (write
-# bifrost_trace.csv; default false).
-# [ports.long_haul]
+{ports}# [ports.long_haul]
 # xoff = "1MB"
 # headroom = "40MB"
 # ecn = false
@@ -244,6 +137,8 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
 # a port of another speed scales the nearest entry. {PEER} §2.4 (run.py, config.txt).
 "#,
         seed = n.seed,
+        cc = cc::defaults_text(),
+        ports = ports::defaults_text(),
         stop_s = DEFAULT_STOP_AFTER_LAST_START_S,
         rate = DEFAULT_LINK_RATE,
         delay = DEFAULT_LINK_DELAY,
@@ -252,39 +147,6 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         cdf = DEFAULT_CDF,
         pg = DEFAULT_PG,
         dport = DEFAULT_DPORT,
-        ai = fmt_delta(d.alpha_interval),
-        di = fmt_delta(d.decrease_interval),
-        rp = fmt_delta(d.rp_timer),
-        g = d.g,
-        rate_ai = d.rate_ai,
-        rate_hai = d.rate_hai,
-        min_rate = d.min_rate,
-        frt = d.fast_recovery_times,
-        clamp = d.clamp_target_rate,
-        rofc = d.rate_on_first_cnp,
-        h_eta = h.eta,
-        h_ms = h.max_stage,
-        h_ai = h.rate_ai,
-        h_min = h.min_rate,
-        h_fr = h.fast_react,
-        h_sf = h.sample_feedback,
-        h_mr = h.multi_rate,
-        pl = net::cc::PintConfig::default().log_base,
-        pp = net::cc::PintConfig::default().prob,
-        t_a = t.alpha,
-        t_b = t.beta,
-        t_lo = fmt_delta(t.t_low),
-        t_hi = fmt_delta(t.t_high),
-        t_mr = fmt_delta(t.min_rtt),
-        t_ai = t.rate_ai,
-        t_hai = t.rate_hai,
-        t_min = t.min_rate,
-        dc_g = dc.g,
-        dc_ai = dc.rate_ai,
-        dc_min = dc.min_rate,
-        sw_t = fmt_delta(sw.target),
-        sw_b = sw.beta,
-        sw_m = sw.max_mdf,
         pfc_on = n.pfc.enabled,
         quanta = DEFAULT_PFC_QUANTA,
         refresh = DEFAULT_PFC_REFRESH,
@@ -293,10 +155,6 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         shift = b.alpha_shift,
         resume = fmt_bytes(b.resume_offset),
         ecn_on = n.ecn.enabled,
-        cbfc_blocks = cbfc.update_blocks,
-        cbfc_period = fmt_delta(cbfc.update_period),
-        bf_t = fmt_delta(bifrost.t_slot),
-        bf_k = bifrost.k,
     );
     for t in &n.ecn.thresholds {
         let _ = write!(
@@ -370,17 +228,14 @@ record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasi
         acki = c.ack_interval,
         chunk = c.chunk,
         btz = c.back_to_zero,
-        ts_interval = crate::timeseries::DEFAULT_INTERVAL,
-        ts_ports = crate::timeseries::DEFAULT_PORTS,
-        ts_max_mb = crate::timeseries::DEFAULT_MAX_MB,
+        ts_interval = DEFAULT_INTERVAL,
+        ts_ports = DEFAULT_PORTS,
+        ts_max_mb = DEFAULT_MAX_MB,
         bdpw = c.bdp_window,
         gt = c.global_t,
         vw = c.var_win,
         rto = c.rto.map_or("off".to_string(), fmt_delta),
-        tr_kind = match c.transport {
-            net::Transport::GoBackN => "go_back_n",
-            net::Transport::Irn(_) => "irn",
-        },
+        tr_kind = TransportKind::of(&c.transport).name(),
         irn_bitmap = irn.bitmap_packets,
         irn_low = fmt_delta(irn.rto_low),
         irn_high = fmt_delta(irn.rto_high),
@@ -412,19 +267,10 @@ fn align_comments(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::build::build_scenario;
+    use super::super::parse::parse_config;
     use super::*;
-    use crate::config::{build_scenario, parse_config};
     use std::path::Path;
-
-    #[test]
-    fn units() {
-        assert_eq!(fmt_delta(Delta::from_us(300)), "300us");
-        assert_eq!(fmt_delta(Delta::from_ms(1000)), "1s");
-        assert_eq!(fmt_delta(Delta(1500)), "1500ps");
-        assert_eq!(fmt_bytes(32 << 20), "32MiB");
-        assert_eq!(fmt_bytes(3072), "3KiB");
-        assert_eq!(fmt_bytes(1000), "1000B");
-    }
 
     #[test]
     fn the_defaults_are_a_config_that_builds_the_default_network() {

@@ -1,358 +1,19 @@
-//! Reports of sweeps that reproduce a published evaluation: flow groups
-//! (by destination port), a baseline variant, and the published reductions
-//! beside the ones rdmasim measures.
-//!
-//! In a sweep file:
-//!
-//! ```toml
-//! [report]
-//! baseline = "pfc"                        # the variant reductions are relative to
-//! groups = { inter = [100], intra = [101] } # flow groups by dport; default: all flows
-//! # or by DC: { inter = "cross:16", intra = "within:16" } (16 hosts per DC)
-//!
-//! [[report.paper]]
-//! target = "T5"                # a label, e.g. the spec's target
-//! variant = "swing"
-//! group = "inter"              # not needed for run-wide metrics
-//! metric = "fct_avg"           # see Metric
-//! reduction = 0.59             # published: 59% lower than the baseline
-//! ```
-//!
-//! After the runs, the sweep directory gets `report.csv` (one row per run
-//! and group) and `report.md` (the published reductions and ours side by
-//! side, then the per-run numbers). When `run.seed` is an axis, each set
-//! of runs that differ only in their seed also gets a pooled row (point
+//! A sweep's report: `report.csv` (one row per run and flow group) and
+//! `report.md` (the published reductions of `[report]`
+//! ([`super::report_spec`]) beside the ones rdmasim measures, then the
+//! per-run numbers). When `run.seed` is an axis, each set of runs that
+//! differ only in their seed also gets a pooled row (point
 //! `seeds=pooled`): statistics over all their flows together, counters
 //! averaged over the runs.
 
+use super::plan::{PlannedRun, Sweep};
+use super::report_spec::{GroupOf, Metric, PaperRow, ReportSpec};
 use crate::analyze::read_flows;
-use crate::sweep::{csv_field, Axis, PlannedRun, Sweep};
-use crate::ExperimentError;
-use engine::InputError;
+use crate::error::ExperimentError;
+use crate::fmt::{csv_field, num, pct};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
-use toml_edit::Item;
-
-/// What a published number measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    /// Mean FCT of the group's finished flows.
-    FctAvg,
-    /// 99th-percentile FCT of the group.
-    FctP99,
-    /// Mean slowdown (FCT / ideal FCT).
-    SlowdownAvg,
-    /// 99th-percentile slowdown.
-    SlowdownP99,
-    /// Time the hosts' NIC ports spent paused (run-wide).
-    HostPaused,
-    /// Bytes retransmitted (run-wide).
-    Retransmitted,
-}
-
-impl Metric {
-    const ALL: [(&'static str, Metric); 6] = [
-        ("fct_avg", Metric::FctAvg),
-        ("fct_p99", Metric::FctP99),
-        ("slowdown_avg", Metric::SlowdownAvg),
-        ("slowdown_p99", Metric::SlowdownP99),
-        ("host_paused", Metric::HostPaused),
-        ("retransmitted", Metric::Retransmitted),
-    ];
-    fn parse(s: &str) -> Option<Metric> {
-        Metric::ALL.iter().find(|(n, _)| *n == s).map(|(_, m)| *m)
-    }
-    /// The name, as parsed.
-    pub fn name(self) -> &'static str {
-        Metric::ALL
-            .iter()
-            .find(|(_, m)| *m == self)
-            .map(|(n, _)| *n)
-            .expect("listed")
-    }
-    fn run_wide(self) -> bool {
-        matches!(self, Metric::HostPaused | Metric::Retransmitted)
-    }
-}
-
-/// One published reduction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PaperRow {
-    /// Label (the spec's target).
-    pub target: String,
-    /// The variant compared.
-    pub variant: String,
-    /// Compared with this variant; default the report's baseline.
-    pub baseline: Option<String>,
-    /// Flow group (ignored for run-wide metrics).
-    pub group: String,
-    /// What is compared.
-    pub metric: Metric,
-    /// Published reduction, as a fraction (0.59 = 59% lower).
-    pub reduction: f64,
-    /// Compare only at points with these axis values (`at = "k=v,k=v"`);
-    /// empty: at every point.
-    pub at: Vec<String>,
-}
-
-/// Which flows a report group holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GroupOf {
-    /// Flows to these destination ports (empty: every flow).
-    Dports(Vec<u16>),
-    /// Flows between hosts of different DCs, hosts numbered DC by DC with
-    /// this many per DC (`"cross:16"`, the cross_dc numbering).
-    CrossDc(u32),
-    /// Flows within one DC (`"within:16"`).
-    WithinDc(u32),
-}
-
-impl GroupOf {
-    fn keeps(&self, r: &stats::FlowRecord) -> bool {
-        match self {
-            GroupOf::Dports(d) => d.is_empty() || d.contains(&r.dport),
-            GroupOf::CrossDc(n) => r.src / n != r.dst / n,
-            GroupOf::WithinDc(n) => r.src / n == r.dst / n,
-        }
-    }
-}
-
-/// `[report]` of a sweep file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReportSpec {
-    /// The variant reductions are relative to.
-    pub baseline: String,
-    /// Flow groups: name and which flows; never empty.
-    pub groups: Vec<(String, GroupOf)>,
-    /// Published numbers.
-    pub paper: Vec<PaperRow>,
-    /// Switch or host ports whose average transmit rate each run reports:
-    /// name, node and local port (`[report] ports = { name = "node:port" }`).
-    pub ports: Vec<(String, u32, u16)>,
-}
-
-fn err(file: &str, text: &str, field: &str, msg: impl Into<String>) -> ExperimentError {
-    ExperimentError::Input(InputError::at(
-        file,
-        crate::locate::key_line(text, field),
-        field,
-        msg,
-    ))
-}
-
-/// Parse `[report]`; `variants` are the sweep's variant names and keys.
-pub fn parse_report(
-    item: &Item,
-    file: &str,
-    text: &str,
-    variants: &[(String, Vec<Axis>)],
-) -> Result<ReportSpec, ExperimentError> {
-    let e = |field: &str, msg: String| err(file, text, field, msg);
-    let Some(t) = item.as_table_like() else {
-        return Err(e("report", "expected a table".into()));
-    };
-    if variants.is_empty() {
-        return Err(e(
-            "report",
-            "a report compares variants; add [variants.<name>] tables".into(),
-        ));
-    }
-    let names: Vec<&str> = variants.iter().map(|(n, _)| n.as_str()).collect();
-    let variant = |field: &str, v: Option<&Item>| -> Result<String, ExperimentError> {
-        match v.and_then(Item::as_str) {
-            Some(s) if names.contains(&s) => Ok(s.to_string()),
-            Some(s) => Err(e(
-                field,
-                format!("'{s}' is not a variant (they are {})", names.join(", ")),
-            )),
-            None => Err(e(field, "expected a variant name (a string)".into())),
-        }
-    };
-    for (k, _) in t.iter() {
-        if !["baseline", "groups", "paper", "ports"].contains(&k) {
-            return Err(e(
-                &format!("report.{k}"),
-                "unknown key; [report] has baseline, groups, ports and [[report.paper]]".into(),
-            ));
-        }
-    }
-    let baseline = variant("report.baseline", t.get("baseline"))?;
-    let mut groups = Vec::new();
-    if let Some(g) = t.get("groups") {
-        let Some(g) = g.as_table_like() else {
-            return Err(e(
-                "report.groups",
-                "expected a table, e.g. { inter = [100] }".into(),
-            ));
-        };
-        for (name, v) in g.iter() {
-            let field = format!("report.groups.{name}");
-            // A group's name becomes part of a file name (fct_cdf_<name>.png)
-            // and a cell of report.md's tables.
-            if let Some(c) = name
-                .chars()
-                .find(|&c| matches!(c, '/' | '\\' | '|') || c.is_control())
-            {
-                return Err(e(
-                    &field,
-                    format!(
-                        "a group's name cannot hold {c:?}: it names a figure file and a \
-                         column of report.md; use letters, digits, '_' or '-'"
-                    ),
-                ));
-            }
-            let ports: Option<Vec<u16>> = v.as_array().and_then(|a| {
-                a.iter()
-                    .map(|x| x.as_integer().and_then(|i| u16::try_from(i).ok()))
-                    .collect()
-            });
-            let by_dc = v.as_str().and_then(|s| {
-                let (kind, n) = s.split_once(':')?;
-                let n: u32 = n.trim().parse().ok().filter(|&n| n > 0)?;
-                match kind {
-                    "cross" => Some(GroupOf::CrossDc(n)),
-                    "within" => Some(GroupOf::WithinDc(n)),
-                    _ => None,
-                }
-            });
-            match (ports, by_dc) {
-                (Some(p), _) if !p.is_empty() => {
-                    groups.push((name.to_string(), GroupOf::Dports(p)))
-                }
-                (_, Some(g)) => groups.push((name.to_string(), g)),
-                _ => {
-                    return Err(e(
-                        &field,
-                        "expected a non-empty list of destination ports, e.g. [100], or \
-                         \"cross:N\" / \"within:N\" (flows between / within DCs of N hosts)"
-                            .into(),
-                    ))
-                }
-            }
-        }
-    }
-    if groups.is_empty() {
-        groups.push(("all".to_string(), GroupOf::Dports(Vec::new())));
-    }
-    let mut paper = Vec::new();
-    if let Some(p) = t.get("paper") {
-        let Some(rows) = p.as_array_of_tables() else {
-            return Err(e("report.paper", "expected [[report.paper]] tables".into()));
-        };
-        for (i, row) in rows.iter().enumerate() {
-            let field = |k: &str| format!("report.paper[{i}].{k}");
-            for (k, _) in row.iter() {
-                if ![
-                    "target",
-                    "variant",
-                    "baseline",
-                    "group",
-                    "metric",
-                    "reduction",
-                    "at",
-                ]
-                .contains(&k)
-                {
-                    return Err(e(&field(k), "unknown key".into()));
-                }
-            }
-            let metric = match row.get("metric").and_then(Item::as_str) {
-                Some(m) => Metric::parse(m).ok_or_else(|| {
-                    let all: Vec<&str> = Metric::ALL.iter().map(|(n, _)| *n).collect();
-                    e(
-                        &field("metric"),
-                        format!("'{m}' is not a metric ({})", all.join(", ")),
-                    )
-                })?,
-                None => return Err(e(&field("metric"), "missing".into())),
-            };
-            let group = match row.get("group").and_then(Item::as_str) {
-                Some(g) if groups.iter().any(|(n, _)| n == g) => g.to_string(),
-                Some(g) => {
-                    return Err(e(&field("group"), format!("'{g}' is not in report.groups")))
-                }
-                None if metric.run_wide() => groups[0].0.clone(),
-                None => return Err(e(&field("group"), "missing".into())),
-            };
-            let reduction = row
-                .get("reduction")
-                .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
-                .filter(|r| r.is_finite() && *r < 1.0)
-                .ok_or_else(|| {
-                    e(
-                        &field("reduction"),
-                        "expected a fraction below 1, e.g. 0.59".into(),
-                    )
-                })?;
-            paper.push(PaperRow {
-                target: row
-                    .get("target")
-                    .and_then(Item::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                variant: variant(&field("variant"), row.get("variant"))?,
-                baseline: match row.get("baseline") {
-                    Some(b) => Some(variant(&field("baseline"), Some(b))?),
-                    None => None,
-                },
-                group,
-                metric,
-                reduction,
-                at: match row.get("at") {
-                    None => Vec::new(),
-                    Some(v) => {
-                        let at: Option<Vec<String>> = v.as_str().map(|s| {
-                            s.split(',').map(|kv| kv.trim().to_string()).collect()
-                        });
-                        match at {
-                            Some(a) if a.iter().all(|kv| {
-                                kv.split_once('=').is_some_and(|(k, v)| !k.is_empty() && !v.is_empty())
-                            }) => a,
-                            _ => {
-                                return Err(e(
-                                    &field("at"),
-                                    "expected axis values \"key=value,...\", e.g. \"workload.flows=128\""
-                                        .into(),
-                                ))
-                            }
-                        }
-                    }
-                },
-            });
-        }
-    }
-    let mut ports = Vec::new();
-    if let Some(p) = t.get("ports") {
-        let Some(p) = p.as_table_like() else {
-            return Err(e(
-                "report.ports",
-                "expected a table, e.g. { to_c = \"4:0\" } (node:port)".into(),
-            ));
-        };
-        for (name, v) in p.iter() {
-            let at = v.as_str().and_then(|s| {
-                let (n, l) = s.split_once(':')?;
-                Some((n.trim().parse::<u32>().ok()?, l.trim().parse::<u16>().ok()?))
-            });
-            match at {
-                Some((node, port)) => ports.push((name.to_string(), node, port)),
-                None => {
-                    return Err(e(
-                        &format!("report.ports.{name}"),
-                        "expected \"node:port\", e.g. \"4:0\" (port 0 of node 4)".into(),
-                    ))
-                }
-            }
-        }
-    }
-    Ok(ReportSpec {
-        baseline,
-        groups,
-        paper,
-        ports,
-    })
-}
 
 /// Statistics of one group of one run.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -363,7 +24,7 @@ pub struct GroupStats {
     pub finished: usize,
     /// Mean FCT of the finished flows, µs.
     pub fct_avg_us: f64,
-    /// 99th-percentile FCT (nearest rank), µs.
+    /// 99th-percentile FCT ([`stats::percentile_sorted`]), µs.
     pub fct_p99_us: f64,
     /// Mean slowdown.
     pub slowdown_avg: f64,
@@ -371,13 +32,11 @@ pub struct GroupStats {
     pub slowdown_p99: f64,
 }
 
+/// The 99th percentile of `v` (sorted here), by the rule of every table
+/// rdmasim writes ([`stats::percentile_sorted`]); NaN if `v` is empty.
 fn p99(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
     v.sort_by(f64::total_cmp);
-    let rank = ((v.len() as f64) * 0.99).ceil() as usize;
-    v[rank.clamp(1, v.len()) - 1]
+    stats::percentile_sorted(v, 0.99)
 }
 
 fn group_stats(records: &[stats::FlowRecord], group: &GroupOf) -> GroupStats {
@@ -661,20 +320,9 @@ pub fn compare(spec: &ReportSpec, numbers: &[RunNumbers]) -> Vec<Comparison> {
     out
 }
 
-fn pct(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:+.0}%", -100.0 * x)
-    } else {
-        "n/a".into()
-    }
-}
-
-fn num(x: f64, digits: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.digits$}")
-    } else {
-        String::new()
-    }
+/// A reduction (0.59 = 59% lower) as the change it is: `-59%`.
+fn reduction(x: f64) -> String {
+    pct(-x, 0, "n/a")
 }
 
 /// The text of `report.csv`: one row per run and group. Every text field
@@ -696,13 +344,13 @@ fn report_csv(spec: &ReportSpec, numbers: &[RunNumbers]) -> String {
                 csv_field(g),
                 s.flows,
                 s.finished,
-                num(s.fct_avg_us, 3),
-                num(s.fct_p99_us, 3),
-                num(s.slowdown_avg, 4),
-                num(s.slowdown_p99, 4),
-                num(n.host_paused_ns, 0),
-                num(n.retransmitted, 0),
-                num(n.drops, 0),
+                num(s.fct_avg_us, 3, ""),
+                num(s.fct_p99_us, 3, ""),
+                num(s.slowdown_avg, 4, ""),
+                num(s.slowdown_p99, 4, ""),
+                num(n.host_paused_ns, 0, ""),
+                num(n.retransmitted, 0, ""),
+                num(n.drops, 0, ""),
             );
         }
     }
@@ -750,10 +398,10 @@ pub fn write_report(
                 c.paper.variant,
                 base,
                 if c.point.is_empty() { "-" } else { &c.point },
-                pct(c.paper.reduction),
-                pct(c.ours),
-                num(c.values.0, 1),
-                num(c.values.1, 1),
+                reduction(c.paper.reduction),
+                reduction(c.ours),
+                num(c.values.0, 1, ""),
+                num(c.values.1, 1, ""),
                 if c.sign_matches() { "same" } else { "DIFFERS" },
                 if c.off_by_2x() { "no" } else { "yes" },
             );
@@ -773,13 +421,13 @@ pub fn write_report(
                 n.run,
                 s.flows,
                 s.finished,
-                num(s.fct_avg_us, 0),
-                num(s.fct_p99_us, 0),
-                num(s.slowdown_avg, 2),
-                num(s.slowdown_p99, 2),
-                num(n.host_paused_ns / 1e6, 2),
-                num(n.retransmitted / 1e6, 2),
-                num(n.drops, 0),
+                num(s.fct_avg_us, 0, ""),
+                num(s.fct_p99_us, 0, ""),
+                num(s.slowdown_avg, 2, ""),
+                num(s.slowdown_p99, 2, ""),
+                num(n.host_paused_ns / 1e6, 2, ""),
+                num(n.retransmitted / 1e6, 2, ""),
+                num(n.drops, 0, ""),
             );
         }
     }
@@ -794,7 +442,7 @@ pub fn write_report(
         for n in &numbers {
             let _ = write!(md, "| {} |", n.run);
             for r in &n.port_gbps {
-                let _ = write!(md, " {} |", num(*r, 2));
+                let _ = write!(md, " {} |", num(*r, 2, ""));
             }
             md.push('\n');
         }
@@ -828,7 +476,7 @@ mod tests {
     }
 
     #[test]
-    fn group_stats_keep_their_ports_and_take_the_nearest_rank_p99() {
+    fn group_stats_keep_their_ports_and_take_the_p99_of_every_table() {
         let mut r: Vec<_> = (1..=200u64)
             .map(|i| rec(100, Some(i * 1000), 1000))
             .collect();
@@ -837,12 +485,18 @@ mod tests {
         let g = group_stats(&r, &GroupOf::Dports(vec![100]));
         assert_eq!((g.flows, g.finished), (201, 200));
         assert_eq!(g.fct_avg_us, 100.5);
-        // Nearest rank: the 198th of 200.
-        assert_eq!(g.fct_p99_us, 198.0);
-        assert_eq!(g.slowdown_p99, 198.0);
+        // sorted[int(200 * 0.99)], as rdmasim analyze and summary.json
+        // take it: the 199th of 200.
+        assert_eq!(g.fct_p99_us, 199.0);
+        assert_eq!(g.slowdown_p99, 199.0);
         let all = group_stats(&r, &GroupOf::Dports(vec![]));
         assert_eq!(all.flows, 202);
+        // sorted[int(201 * 0.99)] = sorted[198].
         assert_eq!(all.fct_p99_us, 199.0);
+        // The same flows give the same p99 here as in summary.json and
+        // rdmasim analyze (the `all` row of the size buckets).
+        let buckets = stats::size_buckets(&r, &stats::DEFAULT_SIZE_EDGES);
+        assert_eq!(buckets.last().map(|b| b.p99), Some(all.slowdown_p99));
         // rec() flows go from host 0 to host 1: within a DC of 16, across
         // DCs of 1.
         assert_eq!(group_stats(&r, &GroupOf::WithinDc(16)).flows, 202);
@@ -881,27 +535,6 @@ mod tests {
             lines[1],
             "\"variant=pfc,load=0.3\",pfc,load=0.3,\"a,b\",2,2,0.000,0.000,0.0000,0.0000,0,0,0"
         );
-    }
-
-    #[test]
-    fn a_group_name_that_cannot_name_a_file_is_refused_at_its_line() {
-        let variants = [("pfc".to_string(), Vec::new())];
-        let parse = |groups: &str| {
-            let text = format!("[report]\nbaseline = \"pfc\"\ngroups = {groups}\n");
-            let doc: toml_edit::DocumentMut = text.parse().unwrap();
-            parse_report(&doc["report"], "s.toml", &text, &variants)
-        };
-        assert!(parse(r#"{ inter_dc = [100], "a,b" = [200] }"#).is_ok());
-        for (name, c) in [("a/b", "'/'"), ("a|b", "'|'"), ("a\\\\b", "'\\\\'")] {
-            let err = parse(&format!(r#"{{ "{name}" = [100] }}"#))
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.starts_with("s.toml:3: report.groups.")
-                    && err.contains(&format!("a group's name cannot hold {c}")),
-                "{name}: {err}"
-            );
-        }
     }
 
     #[test]
@@ -945,7 +578,7 @@ mod tests {
         assert!(c[0].sign_matches() && !c[0].off_by_2x());
         assert_eq!(c[1].ours, -0.25);
         assert!(!c[1].sign_matches());
-        assert_eq!(pct(0.59), "-59%");
+        assert_eq!(reduction(0.59), "-59%");
         // `at` keeps the points with those axis values only.
         let mut only = spec.clone();
         only.paper[0].at = vec!["seed=2".into()];

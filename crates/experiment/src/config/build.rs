@@ -1,0 +1,202 @@
+//! Stage 2: [`ConfigDoc`] → [`Scenario`], every value checked, each
+//! section by the module that declares it.
+
+use super::cc::build_cc;
+use super::ctx::{Ctx, R};
+use super::doc::{Config, ConfigDoc};
+use super::fabric::{build_buffer, build_ecn, build_pfc};
+use super::nic::{build_nic, build_transport, frame_above_buffer};
+use super::ports::build_ports;
+use super::timeseries::monitor;
+use super::topology::build_topology;
+use super::workload::build_workload;
+use crate::error::ExperimentError;
+use crate::fmt::fmt_time;
+use crate::scenario::Scenario;
+use engine::{InputError, Time};
+use net::cc::CcConfig;
+use net::monitor::MonitorConfig;
+use net::NetConfig;
+use std::path::{Path, PathBuf};
+
+/// How long past the last flow's start a run goes on by default, s.
+pub const DEFAULT_STOP_AFTER_LAST_START_S: u64 = 1;
+
+/// The directory a config's relative paths start from: the directory of
+/// `config_path` (`""`, i.e. the current directory, for a bare file name).
+pub fn base_dir(config_path: &Path) -> PathBuf {
+    config_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Check every value of `cfg` and build the scenario. Relative paths in the
+/// config (topology, flow and CDF files) are taken from `base_dir`, normally
+/// [`base_dir`]`(config path)`.
+pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, ExperimentError> {
+    let cx = Ctx {
+        file: &cfg.file,
+        text: &cfg.text,
+        base: base_dir,
+    };
+    let doc = &cfg.doc;
+    let name = run_name(&cx, doc)?;
+    let seed = doc.run.seed.unwrap_or(NetConfig::default().seed);
+
+    let Some(ts) = &doc.topology else {
+        return Err(ExperimentError::Input(InputError::at(
+            cx.file,
+            None,
+            "topology",
+            "missing; add a [topology] section (e.g. kind = \"fat_tree\", k = 4)",
+        )));
+    };
+    let (topo, layout) = build_topology(&cx, ts)?;
+
+    let Some(ws) = &doc.workload else {
+        return Err(ExperimentError::Input(InputError::at(
+            cx.file,
+            None,
+            "workload",
+            "missing; add a [workload] section (e.g. kind = \"poisson\", load = 0.3, \
+             duration = \"1ms\")",
+        )));
+    };
+    let mut notes = Vec::new();
+    let flows = build_workload(&cx, ws, &topo, seed, &mut notes)?;
+
+    let mut net = NetConfig {
+        seed,
+        ..NetConfig::default()
+    };
+    if let Some(e) = ts.error_rate_per_link {
+        net.error_rate_per_link = cx.fraction("topology.error_rate_per_link", e, true)?;
+    }
+    for (i, f) in doc.link_down.iter().flatten().enumerate() {
+        let path = format!("link_down[{i}]");
+        let at = Time(cx.time(&format!("{path}.at"), &f.at)?.ps());
+        let linked = topo
+            .links
+            .iter()
+            .any(|l| (l.a, l.b) == (f.a, f.b) || (l.a, l.b) == (f.b, f.a));
+        if !linked {
+            return Err(cx.err(
+                &format!("{path}.b"),
+                format!("nodes {} and {} share no link", f.a, f.b),
+            ));
+        }
+        net.link_down.push((at, f.a, f.b));
+    }
+    net.stop_time = Some(match &doc.run.stop {
+        Some(s) => {
+            let stop = Time(cx.positive_time("run.stop", s)?.ps());
+            // A stop at or before every flow's start runs nothing at all;
+            // run, it would only report every flow unfinished at 0 ns, which
+            // reads like a stall rather than the typo it is.
+            if let Some(first) = flows.iter().map(|f| f.start).min() {
+                if stop <= first {
+                    return Err(cx.err("run.stop", stop_before_flows(s, stop, first, "")));
+                }
+            }
+            stop
+        }
+        None => {
+            let last = flows.last().map(|f| f.start).unwrap_or(Time::ZERO);
+            Time(
+                last.ps()
+                    .saturating_add(DEFAULT_STOP_AFTER_LAST_START_S * 1_000_000_000_000),
+            )
+        }
+    });
+    net.cc = build_cc(&cx, &doc.cc)?;
+    build_pfc(&cx, &doc.pfc, &mut net)?;
+    build_buffer(&cx, &doc.buffer, &mut net)?;
+    build_ecn(&cx, &doc.ecn, &mut net)?;
+    build_nic(&cx, &doc.nic, &mut net)?;
+    if let Some(msg) = frame_above_buffer(&net) {
+        let path = if doc.nic.mtu.is_some() {
+            "nic.mtu"
+        } else {
+            "buffer.size"
+        };
+        return Err(cx.err(path, msg));
+    }
+    build_transport(&cx, &doc.transport, doc.pfc.enabled.is_some(), &mut net)?;
+    build_ports(&cx, &doc.ports, &topo, layout.as_ref(), &mut net)?;
+    // HPCC and DCTCP run with a BDP window scaled by rate, as the peer's
+    // run.py sets them (HAS_WIN 1, VAR_WIN 1), unless the config says.
+    if matches!(net.cc, CcConfig::Hpcc(_) | CcConfig::Dctcp(_)) {
+        if doc.nic.bdp_window.is_none() {
+            net.nic.bdp_window = true;
+        }
+        if doc.nic.var_win.is_none() {
+            net.nic.var_win = true;
+        }
+    }
+
+    Ok(Scenario {
+        name,
+        topo,
+        flows,
+        net,
+        record_pfc: doc.output.record_pfc.unwrap_or(false),
+        peer_outputs: None,
+        notes,
+    })
+}
+
+/// Why a stop time `written` (at `stop`) at or before the `first` flow's
+/// start is refused; shared with the peer's config, which also says where
+/// the flow is (`from`, e.g. `, flows.txt:2`).
+pub(crate) fn stop_before_flows(written: &str, stop: Time, first: Time, from: &str) -> String {
+    let when = if stop < first {
+        "is before"
+    } else {
+        "is the time"
+    };
+    format!(
+        "{written} {when} the first flow starts ({}{from}), so no flow would run; \
+         set a later stop time",
+        fmt_time(first)
+    )
+}
+
+fn run_name(cx: &Ctx<'_>, doc: &ConfigDoc) -> R<String> {
+    let name = match &doc.run.name {
+        Some(n) => n.clone(),
+        None => Path::new(cx.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "run".to_string()),
+    };
+    let bad = name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\'])
+        || name.chars().any(char::is_control);
+    if bad {
+        return Err(cx.err(
+            "run.name",
+            format!("'{name}' cannot name a run directory (use letters, digits, '-', '_', '.')"),
+        ));
+    }
+    Ok(name)
+}
+
+/// The monitor settings of `cfg`'s `[timeseries]` section, checked against
+/// the scenario built from it; `None` when the section is absent.
+pub fn build_timeseries(
+    cfg: &Config,
+    s: &Scenario,
+) -> Result<Option<MonitorConfig>, ExperimentError> {
+    let cx = Ctx {
+        file: &cfg.file,
+        text: &cfg.text,
+        base: Path::new(""),
+    };
+    match &cfg.doc.timeseries {
+        Some(t) => monitor(&cx, t, s).map(Some),
+        None => Ok(None),
+    }
+}

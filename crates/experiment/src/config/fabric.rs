@@ -1,0 +1,226 @@
+//! The switches' shared settings: `[pfc]`, `[buffer]` and `[ecn]`.
+
+use super::ctx::{Ctx, R};
+use net::{EcnThreshold, Headroom, NetConfig, PfcMode};
+use serde::Deserialize;
+
+/// Default PFC pause time in quanta for `mode = "quanta"`: the largest the
+/// 16-bit field holds (rdmasim's choice).
+pub const DEFAULT_PFC_QUANTA: u16 = 65535;
+
+/// Default refresh point of a quanta-mode pause, as a fraction of the pause
+/// time (rdmasim's choice).
+pub const DEFAULT_PFC_REFRESH: f64 = 0.5;
+
+/// `pfc.mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcModeKey {
+    /// Pause until an explicit resume (the peer).
+    UntilResume,
+    /// IEEE 802.1Qbb pause quanta.
+    Quanta,
+}
+
+impl PfcModeKey {
+    /// The value `pfc.mode` takes (and `summary.json`'s `pfc` with PFC on).
+    pub fn name(self) -> &'static str {
+        match self {
+            PfcModeKey::UntilResume => "until_resume",
+            PfcModeKey::Quanta => "quanta",
+        }
+    }
+
+    /// The key of `mode`.
+    pub fn of(mode: &PfcMode) -> PfcModeKey {
+        match mode {
+            PfcMode::UntilResume => PfcModeKey::UntilResume,
+            PfcMode::Quanta { .. } => PfcModeKey::Quanta,
+        }
+    }
+}
+
+/// `[pfc]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcSection {
+    /// PFC on (lossless) or off (lossy).
+    pub enabled: Option<bool>,
+    /// Pause semantics.
+    pub mode: Option<PfcModeKey>,
+    /// `quanta` mode: pause time in quanta (512 bit-times).
+    pub quanta: Option<u16>,
+    /// `quanta` mode: refresh after this fraction of the pause time.
+    pub refresh_fraction: Option<f64>,
+}
+
+/// `[buffer]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSection {
+    /// Buffer per switch.
+    pub size: Option<String>,
+    /// Reserved per (ingress port, class).
+    pub reserve: Option<String>,
+    /// `"auto"` (factor × rate × delay) or a size per port.
+    pub headroom: Option<String>,
+    /// The factor of `"auto"` headroom.
+    pub headroom_factor: Option<f64>,
+    /// Dynamic-threshold shift (alpha = 1/2^shift).
+    pub alpha_shift: Option<u8>,
+    /// XON hysteresis.
+    pub resume_offset: Option<String>,
+}
+
+/// `[ecn]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnSection {
+    /// Marking on or off.
+    pub enabled: Option<bool>,
+    /// `[[ecn.thresholds]]`, replacing the default list.
+    pub thresholds: Option<Vec<EcnThresholdSection>>,
+}
+
+/// One `[[ecn.thresholds]]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnThresholdSection {
+    /// Port speed.
+    pub rate: Option<String>,
+    /// Never mark below.
+    pub kmin: Option<String>,
+    /// Always mark above.
+    pub kmax: Option<String>,
+    /// Probability at kmax; default 0.2.
+    pub pmax: Option<f64>,
+}
+
+pub(super) fn build_pfc(cx: &Ctx<'_>, s: &PfcSection, net: &mut NetConfig) -> R<()> {
+    if let Some(e) = s.enabled {
+        net.pfc.enabled = e;
+    }
+    match s.mode {
+        Some(PfcModeKey::Quanta) => {
+            let quanta = s.quanta.unwrap_or(DEFAULT_PFC_QUANTA);
+            if quanta == 0 {
+                return Err(cx.err("pfc.quanta", "must be at least 1 (0 means resume)"));
+            }
+            let refresh = match s.refresh_fraction {
+                Some(f) => cx.fraction("pfc.refresh_fraction", f, false)?,
+                None => DEFAULT_PFC_REFRESH,
+            };
+            net.pfc.mode = PfcMode::Quanta {
+                quanta,
+                refresh_fraction: refresh,
+            };
+        }
+        Some(PfcModeKey::UntilResume) | None => {
+            for (key, set) in [
+                ("quanta", s.quanta.is_some()),
+                ("refresh_fraction", s.refresh_fraction.is_some()),
+            ] {
+                if set && !matches!(net.pfc.mode, PfcMode::Quanta { .. }) {
+                    return Err(cx.err(&format!("pfc.{key}"), "only used with mode = \"quanta\""));
+                }
+            }
+            if s.mode.is_some() {
+                net.pfc.mode = PfcMode::UntilResume;
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn build_buffer(cx: &Ctx<'_>, s: &BufferSection, net: &mut NetConfig) -> R<()> {
+    let b = &mut net.buffer;
+    if let Some(v) = &s.size {
+        b.size = cx.positive_bytes("buffer.size", v)?;
+    }
+    if let Some(v) = &s.reserve {
+        b.reserve = cx.bytes("buffer.reserve", v)?;
+    }
+    if let Some(v) = &s.resume_offset {
+        b.resume_offset = cx.bytes("buffer.resume_offset", v)?;
+    }
+    if let Some(v) = s.alpha_shift {
+        if v > 63 {
+            return Err(cx.err("buffer.alpha_shift", format!("{v} must be at most 63")));
+        }
+        b.alpha_shift = v;
+    }
+    let auto = match s.headroom.as_deref() {
+        None => matches!(b.headroom, Headroom::RateDelay { .. }),
+        Some("auto") => true,
+        Some(v) => {
+            b.headroom = Headroom::Bytes(cx.bytes("buffer.headroom", v).map_err(|_| {
+                cx.err(
+                    "buffer.headroom",
+                    format!("'{v}' is neither \"auto\" nor a size like \"64KiB\""),
+                )
+            })?);
+            false
+        }
+    };
+    if auto {
+        let factor = match (s.headroom_factor, b.headroom) {
+            (Some(f), _) => f,
+            (None, Headroom::RateDelay { factor }) => factor,
+            (None, Headroom::Bytes(_)) => 3.0,
+        };
+        if !(factor.is_finite() && factor >= 0.0) {
+            return Err(cx.err(
+                "buffer.headroom_factor",
+                format!("{factor} must be a non-negative number"),
+            ));
+        }
+        b.headroom = Headroom::RateDelay { factor };
+    } else if s.headroom_factor.is_some() {
+        return Err(cx.err(
+            "buffer.headroom_factor",
+            "only used with headroom = \"auto\"",
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn build_ecn(cx: &Ctx<'_>, s: &EcnSection, net: &mut NetConfig) -> R<()> {
+    if let Some(e) = s.enabled {
+        net.ecn.enabled = e;
+    }
+    let Some(list) = &s.thresholds else {
+        return Ok(());
+    };
+    if list.is_empty() {
+        return Err(cx.err("ecn.thresholds", "give at least one [[ecn.thresholds]]"));
+    }
+    let mut out: Vec<EcnThreshold> = Vec::with_capacity(list.len());
+    for (i, t) in list.iter().enumerate() {
+        let p = |k: &str| format!("ecn.thresholds[{i}].{k}");
+        let why = "[[ecn.thresholds]]";
+        let rate = cx.rate(&p("rate"), &cx.required(&t.rate, &p("rate"), why)?)?;
+        let kmin = cx.bytes(&p("kmin"), &cx.required(&t.kmin, &p("kmin"), why)?)?;
+        let kmax = cx.bytes(&p("kmax"), &cx.required(&t.kmax, &p("kmax"), why)?)?;
+        if kmax < kmin {
+            return Err(cx.err(
+                &p("kmax"),
+                format!("kmax ({kmax} B) is below kmin ({kmin} B)"),
+            ));
+        }
+        let pmax = match t.pmax {
+            Some(v) => cx.fraction(&p("pmax"), v, true)?,
+            None => 0.2,
+        };
+        if out.iter().any(|o| o.rate == rate) {
+            return Err(cx.err(&p("rate"), format!("thresholds for {rate} are given twice")));
+        }
+        out.push(EcnThreshold {
+            rate,
+            kmin,
+            kmax,
+            pmax,
+        });
+    }
+    net.ecn.thresholds = out;
+    Ok(())
+}

@@ -1,0 +1,539 @@
+//! `[workload]` and its `[[workload.extra]]` generators: the flows of a
+//! run.
+
+use super::ctx::{set_keys, Ctx, R};
+use crate::error::ExperimentError;
+use engine::{InputError, Rate, Time};
+use serde::Deserialize;
+use topo::Topology;
+use workload::{FlowSpec, PoissonSpec, SizeCdf};
+
+/// Default priority class of generated flows (the peer's `pg`, §3.2).
+pub const DEFAULT_PG: u8 = 3;
+
+/// Default destination port of Poisson flows (the peer's "normal", §3.2).
+pub const DEFAULT_DPORT: u16 = 100;
+
+/// Default destination port of incast flows (the peer's incast, §3.2).
+pub const DEFAULT_INCAST_DPORT: u16 = 200;
+
+/// Default CDF of Poisson workloads.
+pub const DEFAULT_CDF: &str = "websearch";
+
+/// The generators `[workload]` can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// Open-loop Poisson arrivals over a size CDF.
+    Poisson,
+    /// N-to-1 incast.
+    Incast,
+    /// Long-lived bandwidth flows (perftest's bandwidth test).
+    Bulk,
+    /// Fixed-size latency probes at Poisson times (perftest's latency test).
+    Probes,
+    /// A peer flow file.
+    File,
+}
+
+impl WorkloadKind {
+    fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::Poisson => "poisson",
+            WorkloadKind::Incast => "incast",
+            WorkloadKind::Bulk => "bulk",
+            WorkloadKind::Probes => "probes",
+            WorkloadKind::File => "file",
+        }
+    }
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            WorkloadKind::Poisson => &[
+                "load",
+                "cdf",
+                "duration",
+                "start",
+                "hosts",
+                "dsts",
+                "host_rate",
+                "pg",
+                "dport",
+            ],
+            WorkloadKind::Incast => &[
+                "senders",
+                "senders_count",
+                "receiver",
+                "size",
+                "start",
+                "pg",
+                "dport",
+            ],
+            WorkloadKind::Bulk => &["hosts", "dsts", "flows", "size", "start", "pg", "dport"],
+            WorkloadKind::Probes => &[
+                "hosts", "dsts", "size", "interval", "start", "duration", "pg", "dport",
+            ],
+            WorkloadKind::File => &["path"],
+        }
+    }
+}
+
+/// `[workload]` and each `[[workload.extra]]`: `kind` and that kind's keys.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSection {
+    /// Which generator.
+    pub kind: Option<WorkloadKind>,
+    /// poisson: offered load per host, in (0, 1].
+    pub load: Option<f64>,
+    /// poisson: `websearch`, `fb_hadoop`, or a CDF file relative to the config.
+    pub cdf: Option<String>,
+    /// poisson, probes: length of the arrival window.
+    pub duration: Option<String>,
+    /// poisson, incast, bulk, probes: start time; default `0s`.
+    pub start: Option<String>,
+    /// poisson: the hosts that take part; default all. bulk, probes: the
+    /// senders (required).
+    pub hosts: Option<Vec<u32>>,
+    /// poisson: with it, `hosts` only send and every flow goes to one of
+    /// these (not its source); default: the other hosts of `hosts`.
+    pub dsts: Option<Vec<u32>>,
+    /// poisson: the rate load is a fraction of; default the hosts' link rate.
+    pub host_rate: Option<String>,
+    /// incast: the senders.
+    pub senders: Option<Vec<u32>>,
+    /// incast: or this many senders, the lowest host ids but the receiver.
+    pub senders_count: Option<u32>,
+    /// incast: the receiver.
+    pub receiver: Option<u32>,
+    /// incast: bytes per sender; probes: bytes per flow; bulk: bytes per
+    /// flow, default `"endless"` (until the stop time).
+    pub size: Option<String>,
+    /// bulk: how many flows, spread over `hosts` in turn; default 1.
+    pub flows: Option<u32>,
+    /// probes: mean time between one sender's probes (Poisson).
+    pub interval: Option<String>,
+    /// file: the peer flow file, relative to the config's directory.
+    pub path: Option<String>,
+    /// Priority class; default 3.
+    pub pg: Option<u8>,
+    /// Destination port; default 100 (poisson), 200 (incast).
+    pub dport: Option<u16>,
+    /// More generators whose flows are merged in (top level only).
+    pub extra: Option<Vec<WorkloadSection>>,
+}
+
+/// Each host's link rate.
+fn host_rates(topo: &Topology) -> Vec<Option<Rate>> {
+    let mut r = vec![None; topo.n_nodes()];
+    for l in &topo.links {
+        for n in [l.a, l.b] {
+            if topo.is_host(n) {
+                r[n as usize] = Some(l.rate);
+            }
+        }
+    }
+    r
+}
+
+fn check_node(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
+    let n = topo.n_nodes() as u32;
+    if node >= n {
+        return Err(cx.err(
+            path,
+            format!(
+                "node {node} does not exist (the topology has {n} nodes, 0-{})",
+                n.saturating_sub(1)
+            ),
+        ));
+    }
+    if !topo.is_host(node) {
+        return Err(cx.err(path, format!("node {node} is a switch, not a host")));
+    }
+    Ok(())
+}
+
+/// The seed of generator `index` (0 = `[workload]`, i = `extra[i-1]`):
+/// the run seed for the first, so its flows match a run without extras;
+/// distinct, fixed derivations for the rest.
+fn generator_seed(seed: u64, index: usize) -> u64 {
+    if index == 0 {
+        seed
+    } else {
+        seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+/// The flows of `[workload]` and its extras, sorted by start; what the user
+/// should know about them goes to `notes`.
+pub(super) fn build_workload(
+    cx: &Ctx<'_>,
+    w: &WorkloadSection,
+    topo: &Topology,
+    seed: u64,
+    notes: &mut Vec<String>,
+) -> R<Vec<FlowSpec>> {
+    let mut lists = vec![build_generator(
+        cx,
+        "workload",
+        w,
+        topo,
+        generator_seed(seed, 0),
+        notes,
+    )?];
+    let mut total = lists[0].len();
+    for (i, e) in w.extra.iter().flatten().enumerate() {
+        let path = format!("workload.extra[{i}]");
+        if e.extra.is_some() {
+            return Err(cx.err(
+                &format!("{path}.extra"),
+                "extra generators go in [[workload.extra]] only, not inside one",
+            ));
+        }
+        lists.push(build_generator(
+            cx,
+            &path,
+            e,
+            topo,
+            generator_seed(seed, i + 1),
+            notes,
+        )?);
+        // Each generator is bounded; so is their sum.
+        total += lists[i + 1].len();
+        if total > workload::MAX_FLOWS {
+            return Err(cx.err(
+                &path,
+                format!(
+                    "{}: {total} with this generator's, at most {} in all",
+                    workload::TOO_MANY_FLOWS,
+                    workload::MAX_FLOWS
+                ),
+            ));
+        }
+    }
+    let sorted = |l: &[FlowSpec]| l.windows(2).all(|w| w[0].start <= w[1].start);
+    if lists.len() == 1 && sorted(&lists[0]) {
+        return Ok(lists.pop().unwrap_or_default());
+    }
+    Ok(workload::merge(lists))
+}
+
+fn build_generator(
+    cx: &Ctx<'_>,
+    sec: &str,
+    w: &WorkloadSection,
+    topo: &Topology,
+    seed: u64,
+    notes: &mut Vec<String>,
+) -> R<Vec<FlowSpec>> {
+    let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
+    let set = set_keys!(w; load, cdf, duration, start, hosts, dsts, host_rate, senders, senders_count,
+        receiver, size, flows, interval, path, pg, dport);
+    cx.only_keys(sec, kind.name(), &set, kind.keys())?;
+    let key = |k: &str| format!("{sec}.{k}");
+    let why = format!("kind = \"{}\"", kind.name());
+    let start = match &w.start {
+        Some(s) => Time(cx.time(&key("start"), s)?.ps()),
+        None => Time::ZERO,
+    };
+    let pg = w.pg.unwrap_or(DEFAULT_PG);
+    if usize::from(pg) >= net::wire::N_CLASSES || pg == 0 {
+        return Err(cx.err(
+            &key("pg"),
+            format!(
+                "priority class {pg} is not a data class (use 1 to {}; 0 is for control)",
+                net::wire::N_CLASSES - 1
+            ),
+        ));
+    }
+    match kind {
+        WorkloadKind::Poisson => {
+            let load = cx.required(&w.load, &key("load"), &why)?;
+            let load = cx.fraction(&key("load"), load, false)?;
+            let duration = cx.required(&w.duration, &key("duration"), &why)?;
+            let duration = cx.positive_time(&key("duration"), &duration)?;
+            let cdf = build_cdf(cx, &key("cdf"), w.cdf.as_deref().unwrap_or(DEFAULT_CDF))?;
+            let hosts = match &w.hosts {
+                Some(h) => {
+                    for &n in h {
+                        check_node(cx, &key("hosts"), topo, n)?;
+                    }
+                    h.clone()
+                }
+                None => topo.hosts(),
+            };
+            let host_rate = match &w.host_rate {
+                Some(r) => {
+                    let r = cx.rate(&key("host_rate"), r)?;
+                    // As `load` ≤ 1 says for the hosts' own links: no host
+                    // is asked to send more than its link carries.
+                    let offered = load * r.bps() as f64;
+                    let rates = host_rates(topo);
+                    let slowest = hosts
+                        .iter()
+                        .filter_map(|&h| rates[h as usize].map(|l| (h, l)))
+                        .min_by_key(|&(_, l)| l.bps());
+                    if let Some((h, link)) = slowest.filter(|&(_, l)| offered > l.bps() as f64) {
+                        return Err(cx.err(
+                            &key("host_rate"),
+                            format!(
+                                "load {load} of {r} is more than host {h}'s link carries \
+                                 ({link}); lower the load or the host_rate"
+                            ),
+                        ));
+                    }
+                    r
+                }
+                None => {
+                    let rates = host_rates(topo);
+                    let mut it = hosts
+                        .iter()
+                        .filter_map(|&h| rates[h as usize].map(|r| (h, r)));
+                    let first = it.next();
+                    if let (Some((h0, r0)), Some((h1, r1))) =
+                        (first, it.find(|&(_, r)| Some(r) != first.map(|f| f.1)))
+                    {
+                        return Err(cx.err(
+                            &key("hosts"),
+                            format!(
+                                "host {h0}'s link runs at {r0} but host {h1}'s at {r1}; set \
+                                 {sec}.host_rate to the rate the load is a fraction of"
+                            ),
+                        ));
+                    }
+                    first.map(|f| f.1).unwrap_or(Rate::gbps(100))
+                }
+            };
+            let spec = PoissonSpec {
+                hosts,
+                host_rate,
+                load,
+                cdf,
+                start,
+                duration,
+                seed,
+                pg,
+                dport: w.dport.unwrap_or(DEFAULT_DPORT),
+            };
+            let dsts = match &w.dsts {
+                Some(d) => {
+                    for &n in d {
+                        check_node(cx, &key("dsts"), topo, n)?;
+                    }
+                    if d.is_empty() {
+                        return Err(cx.err(
+                            &key("dsts"),
+                            "lists no host; leave it out to send to the other hosts",
+                        ));
+                    }
+                    d.clone()
+                }
+                None => Vec::new(),
+            };
+            workload::poisson_to(&spec, &dsts).map_err(|m| {
+                let field = if m.starts_with(workload::TOO_MANY_FLOWS) {
+                    key("duration")
+                } else if m.contains("destination") || m.contains("but itself") {
+                    key("dsts")
+                } else if m.contains("CDF") {
+                    key("cdf")
+                } else if m.contains("host") {
+                    key("hosts")
+                } else {
+                    key("kind")
+                };
+                cx.err(&field, m)
+            })
+        }
+        WorkloadKind::Incast => {
+            let receiver = cx.required(&w.receiver, &key("receiver"), &why)?;
+            check_node(cx, &key("receiver"), topo, receiver)?;
+            let senders = match (&w.senders, w.senders_count) {
+                (Some(_), Some(_)) => {
+                    return Err(cx.err(
+                        &key("senders_count"),
+                        "give senders or senders_count, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(cx.err(
+                        &key("senders"),
+                        format!("missing; {why} needs senders (a list) or senders_count"),
+                    ))
+                }
+                (Some(list), None) => {
+                    for &n in list {
+                        check_node(cx, &key("senders"), topo, n)?;
+                    }
+                    list.clone()
+                }
+                (None, Some(n)) => {
+                    let pool: Vec<u32> = topo
+                        .hosts()
+                        .into_iter()
+                        .filter(|&h| h != receiver)
+                        .collect();
+                    if n as usize > pool.len() {
+                        return Err(cx.err(
+                            &key("senders_count"),
+                            format!(
+                                "{n} senders asked for, but only {} hosts besides the receiver",
+                                pool.len()
+                            ),
+                        ));
+                    }
+                    pool[..n as usize].to_vec()
+                }
+            };
+            let size = cx.required(&w.size, &key("size"), &why)?;
+            let size = cx.positive_bytes(&key("size"), &size)?;
+            let flows = workload::incast(
+                &senders,
+                receiver,
+                size,
+                start,
+                pg,
+                w.dport.unwrap_or(DEFAULT_INCAST_DPORT),
+            );
+            if flows.is_empty() {
+                return Err(cx.err(
+                    &key("senders"),
+                    "the incast has no sender besides the receiver",
+                ));
+            }
+            if flows.len() < senders.len() {
+                // A host sends no flow to itself: say so, or the user counts
+                // one flow more than the run has.
+                notes.push(
+                    cx.err(
+                        &key("senders"),
+                        format!(
+                            "lists the receiver {receiver}, which sends no flow to itself: \
+                             the incast has {} flows",
+                            flows.len()
+                        ),
+                    )
+                    .to_string(),
+                );
+            }
+            Ok(flows)
+        }
+        WorkloadKind::Bulk | WorkloadKind::Probes => {
+            let hosts = cx.required(&w.hosts, &key("hosts"), &why)?;
+            let dsts = cx.required(&w.dsts, &key("dsts"), &why)?;
+            for (field, list) in [("hosts", &hosts), ("dsts", &dsts)] {
+                if list.is_empty() {
+                    return Err(cx.err(&key(field), "lists no host"));
+                }
+                for &n in list {
+                    check_node(cx, &key(field), topo, n)?;
+                }
+            }
+            let dport = w.dport.unwrap_or(DEFAULT_DPORT);
+            let made = if kind == WorkloadKind::Bulk {
+                // Bandwidth flows run until the stop time unless sized.
+                let size = match w.size.as_deref() {
+                    None | Some("endless") => workload::ENDLESS,
+                    Some(v) => cx.positive_bytes(&key("size"), v)?,
+                };
+                let flows = w.flows.unwrap_or(1);
+                if flows == 0 {
+                    return Err(cx.err(&key("flows"), "must be at least 1"));
+                }
+                workload::bulk(&hosts, &dsts, flows, size, start, pg, dport)
+            } else {
+                let size = cx.required(&w.size, &key("size"), &why)?;
+                let size = cx.positive_bytes(&key("size"), &size)?;
+                let interval = cx.required(&w.interval, &key("interval"), &why)?;
+                let interval = cx.positive_time(&key("interval"), &interval)?;
+                let duration = cx.required(&w.duration, &key("duration"), &why)?;
+                let duration = cx.positive_time(&key("duration"), &duration)?;
+                workload::probes(
+                    &hosts, &dsts, size, interval, start, duration, seed, pg, dport,
+                )
+            };
+            made.map_err(|m| {
+                let field = match kind {
+                    _ if !m.starts_with(workload::TOO_MANY_FLOWS) => "dsts",
+                    WorkloadKind::Bulk => "flows",
+                    _ => "duration",
+                };
+                cx.err(&key(field), m)
+            })
+        }
+        WorkloadKind::File => {
+            let rel = cx.required(&w.path, &key("path"), &why)?;
+            let (text, name) = cx.read(&key("path"), &rel, "flow file")?;
+            let (flows, lines) = workload::parse_peer_flows_with_lines(&text, &name)?;
+            let n = topo.n_nodes() as u32;
+            workload::validate_endpoints(&flows, &lines, &name, n, &|x| topo.is_host(x))?;
+            for (i, f) in flows.iter().enumerate() {
+                if f.src == f.dst {
+                    return Err(ExperimentError::Input(InputError::at(
+                        name.as_str(),
+                        lines.get(i).copied(),
+                        "dst",
+                        format!(
+                            "src and dst are both host {}; a flow needs two hosts",
+                            f.src
+                        ),
+                    )));
+                }
+            }
+            workload::validate_classes(&flows, &lines, &name, net::wire::N_CLASSES)?;
+            // Flows past the count are not run, as in the peer (`rdmasim
+            // hpcc` warns the same way): lowering the count runs the first
+            // flows, but a count left behind when flows were added drops
+            // them unseen.
+            notes.extend(unread_flows_warning(&text, &name, flows.len()));
+            Ok(flows)
+        }
+    }
+}
+
+fn build_cdf(cx: &Ctx<'_>, path: &str, v: &str) -> R<SizeCdf> {
+    if let Some(c) = SizeCdf::builtin(v) {
+        return Ok(c);
+    }
+    let p = cx.resolve(v);
+    if !p.is_file() {
+        return Err(cx.err(
+            path,
+            format!(
+                "'{v}' is neither a built-in CDF ({}) nor a CDF file ('{}' does not exist)",
+                SizeCdf::BUILTIN_NAMES.join(", "),
+                p.display()
+            ),
+        ));
+    }
+    Ok(workload::load_cdf(&p)?)
+}
+
+/// The lines of a peer flow file after the `count` flows its header
+/// announces: the peer reads only that many, and so does rdmasim, so a
+/// count left behind when flows were added would silently drop them. A
+/// warning, not an error: running the first flows of a file by lowering the
+/// count is a use the peer allows. Lines are counted as the flow parser
+/// counts them (blank lines and `#` comments skipped). Also said of a TOML
+/// config's `[workload] kind = "file"`, which reads the same format.
+pub(crate) fn unread_flows_warning(text: &str, file: &str, count: usize) -> Option<String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+    let (header, _) = lines.next()?;
+    let mut rest = lines.skip(count);
+    let (first, _) = rest.next()?;
+    let more = rest.count();
+    let lines = if more == 0 {
+        format!("line {first} follows them")
+    } else {
+        format!("{} lines follow them (from line {first})", more + 1)
+    };
+    Some(format!(
+        "{file}:{header}: flow_count: the header says {count} flow{}, but {lines} and \
+         {} not read, as the peer reads only the number of flows the header gives",
+        if count == 1 { "" } else { "s" },
+        if more == 0 { "is" } else { "are" }
+    ))
+}

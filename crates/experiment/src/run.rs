@@ -1,0 +1,411 @@
+//! Running a scenario: build the simulation, run it with an optional
+//! progress line, turn the results into flow records and a summary, check
+//! the run's invariants and write the output files.
+
+use crate::config::{PfcModeKey, TransportKind};
+use crate::error::ExperimentError;
+use crate::fmt::{fmt_count, fmt_time};
+use crate::output;
+use crate::procstat;
+use crate::scenario::{RunOptions, Scenario};
+use crate::summary::{Counters, EngineStats, FlowCounts, Summary};
+use engine::{InputError, Time};
+use net::{NetConfig, ProgressInfo, RunResults, Simulation};
+use stats::{size_buckets, FlowRecord, DEFAULT_SIZE_EDGES};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The outcome of a run.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// One record per flow, in flow-id order.
+    pub records: Vec<FlowRecord>,
+    /// What `summary.json` holds.
+    pub summary: Summary,
+    /// Checked invariants that failed, as sentences (a lossless drop,
+    /// unfinished flows). Empty for a clean run; the CLI exits with 1
+    /// otherwise.
+    pub invariant_failures: Vec<String>,
+    /// The run directory written, if any.
+    pub out_dir: Option<PathBuf>,
+    /// Things worth saying that are not failures (a time series cut short).
+    pub notes: Vec<String>,
+}
+
+/// How often (in events) the event loop hands control to the progress
+/// callback; cheap enough to be unmeasurable, frequent enough for a
+/// once-a-second line.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// Run `s`, writing its outputs into `out_dir` (if given) and to its peer
+/// output paths (if any).
+///
+/// The run directory is written in full into `<out_dir>.tmp-<pid>` and then
+/// renamed into place, replacing an earlier run directory at `out_dir`, so
+/// a directory at `out_dir` is always complete. A directory at `out_dir`
+/// that holds anything but rdmasim's outputs is never replaced: that is an
+/// input error, reported before the run starts.
+///
+/// Files: `flows.csv`, `summary.json`, `fct.txt` (peer format, completion
+/// order), `pfc.txt` when PFC recording is on, and `config.toml` when
+/// [`RunOptions::config_toml`] is set.
+pub fn run_scenario(
+    s: Scenario,
+    out_dir: Option<&Path>,
+    opts: &RunOptions,
+) -> Result<RunReport, ExperimentError> {
+    if let Some(dir) = out_dir {
+        output::check_replaceable(dir)?;
+        output::check_writable(dir)?;
+    }
+    if let Some(peer) = &s.peer_outputs {
+        output::check_peer_outputs(peer)?;
+    }
+    let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
+    let n_flows = s.flows.len();
+    let mut sim = Simulation::new(&s.topo, s.flows, s.net.clone()).map_err(|e| {
+        // The section of the config that the error is about.
+        let field = match e {
+            net::BuildError::BadPortRule { .. } => "ports",
+            net::BuildError::NoSuchLink(..) => "link_down",
+            net::BuildError::BadFlow { .. } | net::BuildError::Unsorted(_) => "workload",
+        };
+        ExperimentError::Input(InputError::at(s.name.as_str(), None, field, e.to_string()))
+    })?;
+    sim.record_pfc(record_pfc);
+    if let Some(m) = &opts.timeseries {
+        sim.monitor(m.clone()).map_err(|e| {
+            ExperimentError::Input(InputError::at(s.name.as_str(), None, "timeseries", e))
+        })?;
+    }
+
+    let mut notes: Vec<String> = s.notes;
+    notes.extend_from_slice(sim.warnings());
+    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
+        // Allowed (an experiment may want it), but IRN is designed to make
+        // PFC unnecessary (`specs/seed-001-swing.md` §2.2).
+        notes.push(
+            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
+             set enabled = false or leave it out"
+                .to_string(),
+        );
+    }
+    let print_notes = |notes: &[String]| {
+        if opts.print_notes {
+            for n in notes {
+                eprintln!("rdmasim: note: {n}");
+            }
+        }
+    };
+    print_notes(&notes);
+    let notes_before_run = notes.len();
+
+    let show = opts.progress && !opts.quiet && std::io::stderr().is_terminal();
+    let cpu0 = procstat::cpu_seconds();
+    let wall0 = Instant::now();
+    let mut progress = Progress::new(show, wall0, s.net.stop_time);
+    sim.run_with_progress(PROGRESS_EVERY, |p| progress.update(p));
+    progress.finish();
+    let wall = wall0.elapsed();
+    let cpu_s = match (cpu0, procstat::cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => wall.as_secs_f64(),
+    };
+    let results = sim.results();
+    let timeseries = sim.take_timeseries();
+    let mut bifrost_csv = String::new();
+    for (node, port, h, trace) in sim.bifrost_traces() {
+        output::append_bifrost_trace(&mut bifrost_csv, node, port, h, trace);
+    }
+    drop(sim);
+    if let Some(t) = timeseries.as_ref().and_then(|ts| ts.truncated_at) {
+        notes.push(format!(
+            "the time series stopped at {} on reaching [timeseries] max_mb",
+            fmt_time(t)
+        ));
+    }
+    print_notes(&notes[notes_before_run..]);
+
+    let records = flow_records(&results);
+    let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);
+    let invariant_failures = invariants(&s.net, &results, &summary, n_flows);
+
+    if let Some(dir) = out_dir {
+        let files = output::RunFiles {
+            records: &records,
+            summary: &summary,
+            completion_order: &results.completion_order,
+            pfc_log: record_pfc.then_some(results.pfc_log.as_slice()),
+            config_toml: opts.config_toml.as_deref(),
+            timeseries: timeseries.as_ref(),
+            ports: &results.ports,
+            bifrost_trace: (!bifrost_csv.is_empty()).then_some(bifrost_csv.as_str()),
+        };
+        output::write_run_dir(dir, &files)?;
+    }
+    if let Some(peer) = &s.peer_outputs {
+        output::write_peer_outputs(peer, &records, &results)?;
+    }
+    Ok(RunReport {
+        records,
+        summary,
+        invariant_failures,
+        out_dir: out_dir.map(Path::to_path_buf),
+        notes,
+    })
+}
+
+/// One [`FlowRecord`] per flow outcome, in the order of `results.flows`.
+pub fn flow_records(results: &RunResults) -> Vec<FlowRecord> {
+    results
+        .flows
+        .iter()
+        .map(|f| {
+            let start_ns = f.start.ns();
+            let end_ns = f.end.map(Time::ns);
+            let fct_ns = f.end.map(|e| e.since(f.start).ns());
+            let slowdown = fct_ns.map(|fct| fct as f64 / f.ideal_fct_ns.max(1) as f64);
+            FlowRecord {
+                id: f.id,
+                src: f.src,
+                dst: f.dst,
+                size: f.size,
+                start_ns,
+                end_ns,
+                fct_ns,
+                ideal_fct_ns: f.ideal_fct_ns,
+                slowdown,
+                pg: f.pg,
+                dport: f.dport,
+                sport: f.sport,
+                retransmitted_bytes: f.retransmitted,
+                paused_ns: 0,
+            }
+        })
+        .collect()
+}
+
+fn pfc_name(net: &NetConfig) -> &'static str {
+    match (net.pfc.enabled, net.pfc.mode) {
+        (false, _) => "off",
+        (true, mode) => PfcModeKey::of(&mode).name(),
+    }
+}
+
+fn per_second(n: u64, wall: Duration) -> f64 {
+    let s = wall.as_secs_f64();
+    if s > 0.0 {
+        n as f64 / s
+    } else {
+        0.0
+    }
+}
+
+fn summarize(
+    name: &str,
+    net: &NetConfig,
+    results: &RunResults,
+    records: &[FlowRecord],
+    wall: Duration,
+    cpu_s: f64,
+    notes: &[String],
+) -> Summary {
+    let total = records.len() as u64;
+    let finished = records.iter().filter(|r| r.is_finished()).count() as u64;
+    let endless = records
+        .iter()
+        .filter(|r| !r.is_finished() && r.size == workload::ENDLESS)
+        .count() as u64;
+    let drops = results.drops();
+    Summary {
+        name: name.to_string(),
+        seed: net.seed,
+        cc: net.cc.name().to_string(),
+        pfc: pfc_name(net).to_string(),
+        transport: TransportKind::of(&net.nic.transport).name().to_string(),
+        flows: FlowCounts {
+            total,
+            finished,
+            unfinished: total - finished - endless,
+            endless,
+        },
+        slowdown: size_buckets(records, &DEFAULT_SIZE_EDGES),
+        counters: Counters {
+            drops,
+            // Drops at ports under flow control: a port given `fc =
+            // "lossy"` (or a fabric with PFC off) may drop by design.
+            lossless_drops: results
+                .ports
+                .iter()
+                .filter(|p| p.lossless)
+                .map(|p| p.counters.drops.iter().sum::<u64>())
+                .sum(),
+            pause_frames: results.pause_frames(),
+            resume_frames: results.resume_frames(),
+            paused_ns: results.paused_ps() / 1_000,
+            host_paused_ns: results
+                .ports
+                .iter()
+                .filter(|p| !p.is_switch)
+                .map(|p| p.fc.paused_ps.iter().sum::<u64>())
+                .sum::<u64>()
+                / 1_000,
+            ecn_marks: results.ecn_marks(),
+            corrupted: results.corrupted(),
+            retransmitted_bytes: results.flows.iter().map(|f| f.retransmitted).sum(),
+            timeouts: results.flows.iter().map(|f| u64::from(f.timeouts)).sum(),
+        },
+        engine: EngineStats {
+            events: results.events,
+            packet_hops: results.packet_hops,
+            sim_time_ns: results.end_time.ns(),
+            wall_s: wall.as_secs_f64(),
+            cpu_s,
+            events_per_s: per_second(results.events, wall),
+            packet_hops_per_s: per_second(results.packet_hops, wall),
+            peak_rss_mb: procstat::peak_rss_mb(),
+        },
+        notes: notes.to_vec(),
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The checked invariants of a finished run (STYLE "Errors, output"): no
+/// drop in a lossless fabric, every flow finished.
+fn invariants(
+    net: &NetConfig,
+    results: &RunResults,
+    summary: &Summary,
+    n_flows: usize,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if n_flows == 0 {
+        out.push(
+            "the workload has no flows, so nothing was simulated (too low a load or too \
+             short a duration for one arrival?)"
+                .to_string(),
+        );
+    }
+    let lossless = summary.counters.lossless_drops;
+    if lossless > 0 {
+        out.push(format!(
+            "{} dropped at ports under hop-by-hop flow control (a lossless fabric); the \
+             headroom is too small or the buffer too shallow for this load",
+            plural(lossless, "packet", "packets")
+        ));
+    }
+    let unfinished = summary.flows.unfinished;
+    if unfinished > 0 {
+        let of = plural(n_flows as u64 - summary.flows.endless, "flow", "flows");
+        let last = fmt_time(results.end_time);
+        out.push(match net.stop_time {
+            // Cut off: the flows were still going (or waiting on a timer
+            // due after the stop).
+            Some(t) if results.events_pending => format!(
+                "{unfinished} of {of} did not finish by the stop time {} (the last event \
+                 before it ran at {last})",
+                fmt_time(t)
+            ),
+            // Stalled: they wait on something that will never happen.
+            _ => format!(
+                "{unfinished} of {of} did not finish and nothing was left to happen after \
+                 {last}: they stalled (a loss with no retransmission timeout, or a pause \
+                 never resumed?)"
+            ),
+        });
+    }
+    out
+}
+
+/// The once-a-second progress line on stderr.
+/// The progress line: simulated time (and the stop time, which the run
+/// reaches at the latest), flows done, events and their rate.
+fn progress_line(p: &ProgressInfo, stop: Option<Time>, events_per_s: f64) -> String {
+    let until = stop.map_or(String::new(), |t| format!(" (stop {})", fmt_time(t)));
+    format!(
+        "[rdmasim] t={}{until}  flows {}/{} done  events {}  ({} ev/s)",
+        fmt_time(p.now),
+        p.flows_finished,
+        p.flows_total,
+        fmt_count(p.events as f64),
+        fmt_count(events_per_s),
+    )
+}
+
+struct Progress {
+    /// The run's stop time, if any.
+    stop: Option<Time>,
+    show: bool,
+    start: Instant,
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(show: bool, start: Instant, stop: Option<Time>) -> Progress {
+        Progress {
+            stop,
+            show,
+            start,
+            last: start,
+            shown: false,
+        }
+    }
+
+    fn update(&mut self, p: &ProgressInfo) {
+        if !self.show {
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.last) < Duration::from_secs(1) {
+            return;
+        }
+        self.last = now;
+        let rate = per_second(p.events, now.duration_since(self.start));
+        let line = progress_line(p, self.stop, rate);
+        let mut err = std::io::stderr().lock();
+        // \r returns to the start of the line, ESC[K clears what is left.
+        let _ = write!(err, "\r{line}\x1b[K");
+        let _ = err.flush();
+        self.shown = true;
+    }
+
+    fn finish(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The progress line says how far the run is and where it stops.
+    #[test]
+    fn the_progress_line_shows_the_stop_time() {
+        let p = ProgressInfo {
+            now: Time::from_ns(1_500_000),
+            events: 2_000_000,
+            flows_started: 40,
+            flows_finished: 30,
+            flows_total: 50,
+        };
+        let line = progress_line(&p, Some(Time::from_ns(5_000_000)), 3e6);
+        assert!(
+            line.starts_with("[rdmasim] t=1.50ms (stop 5.00ms)  flows 30/50 done"),
+            "{line}"
+        );
+        let line = progress_line(&p, None, 3e6);
+        assert!(
+            line.starts_with("[rdmasim] t=1.50ms  flows 30/50"),
+            "{line}"
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! What `summary.json` holds: a run's flow counts, slowdowns by size,
+//! network-wide counters and what the simulation cost.
+
+use serde::Serialize;
+use stats::BucketStats;
+
+/// The contents of `summary.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Run name.
+    pub name: String,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Congestion control (`dcqcn`, `none`).
+    pub cc: String,
+    /// PFC mode: `until_resume`, `quanta`, or `off`.
+    pub pfc: String,
+    /// Reliability: `go_back_n` or `irn`.
+    pub transport: String,
+    /// Flow counts.
+    pub flows: FlowCounts,
+    /// Slowdown of finished flows by size ([`stats::DEFAULT_SIZE_EDGES`]), with a
+    /// last row `all`. Empty buckets have `null` statistics.
+    pub slowdown: Vec<BucketStats>,
+    /// Network-wide counters.
+    pub counters: Counters,
+    /// What the simulation cost.
+    pub engine: EngineStats,
+    /// The run's notes ([`crate::run::RunReport::notes`]), which the CLI prints as it
+    /// finds them. Not written when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Flow counts of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FlowCounts {
+    /// Flows in the workload.
+    pub total: u64,
+    /// Flows whose last byte was acknowledged.
+    pub finished: u64,
+    /// Flows that were not, other than `endless` ones.
+    pub unfinished: u64,
+    /// Bandwidth flows meant to run until the stop time
+    /// ([`workload::ENDLESS`] bytes), still running at the end. Not
+    /// written when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub endless: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Network-wide counters of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Frames dropped at switch admission.
+    pub drops: u64,
+    /// Of those, drops while PFC was on: each one breaks the lossless
+    /// promise and fails the run.
+    pub lossless_drops: u64,
+    /// PFC pause (XOFF) frames sent.
+    pub pause_frames: u64,
+    /// PFC resume (XON) frames sent.
+    pub resume_frames: u64,
+    /// Paused time summed over every port and class, ns.
+    pub paused_ns: u64,
+    /// Paused time of the hosts' NIC ports alone, ns (the servers' share
+    /// of pause, `specs/seed-001-swing.md` §5.5).
+    pub host_paused_ns: u64,
+    /// Data frames ECN-marked.
+    pub ecn_marks: u64,
+    /// Frames lost to link errors.
+    pub corrupted: u64,
+    /// Payload bytes sent more than once, all flows (the sum of flows.csv's
+    /// `retransmitted_bytes`).
+    pub retransmitted_bytes: u64,
+    /// Retransmission timeouts that expired, all flows.
+    pub timeouts: u64,
+}
+
+/// What a run cost.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct EngineStats {
+    /// Events processed.
+    pub events: u64,
+    /// Frames carried across a link (packet·hops).
+    pub packet_hops: u64,
+    /// Simulated time at the end, ns.
+    pub sim_time_ns: u64,
+    /// Wall-clock time of the event loop, s.
+    pub wall_s: f64,
+    /// CPU time (user + system) of the event loop, s; the wall time where
+    /// the operating system does not tell.
+    pub cpu_s: f64,
+    /// Events per wall-clock second.
+    pub events_per_s: f64,
+    /// Packet·hops per wall-clock second.
+    pub packet_hops_per_s: f64,
+    /// Peak resident memory of the process, MiB (`null` where unknown).
+    pub peak_rss_mb: Option<f64>,
+}
