@@ -214,6 +214,7 @@ impl Simulation {
                 } else {
                     cfg.error_rate_per_link
                 };
+                let (egress_head, egress) = port_set[id].egress.unwrap_or_default().build();
                 ports.push(Port {
                     node: node as u32,
                     local: local as u16,
@@ -234,7 +235,8 @@ impl Simulation {
                     line2: CacheLine,
                     line3: CacheLine,
                     ctrl: Fifo::new(),
-                    egress: port_set[id].egress.unwrap_or_default().build(),
+                    egress_head,
+                    egress,
                     queue_bytes: 0,
                     peak_ingress: 0,
                     flight: Fifo::new(),

@@ -15,7 +15,6 @@
 //! insertion order).
 
 use crate::cc::CongestionControl;
-use crate::egress::Egress;
 use crate::fc::FlowControl;
 use crate::port::Port;
 use crate::qp::Qp;
@@ -247,8 +246,9 @@ impl Monitor {
                 s.tx_bytes.push(p.c.tx_bytes - m.last_tx[k]);
                 m.last_tx[k] = p.c.tx_bytes;
                 for &c in &s.classes {
-                    s.queue.push(p.egress.class_bytes(c as usize));
-                    let head = p.egress.class_head(c as usize).unwrap_or(1);
+                    s.queue
+                        .push(p.egress.class_bytes(&p.egress_head, c as usize));
+                    let head = p.egress.class_head(&p.egress_head, c as usize).unwrap_or(1);
                     let key = crate::wire::QueueKey::of_class(c);
                     s.paused.push(!p.fc.may_send(now, key, head));
                 }

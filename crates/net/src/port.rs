@@ -3,7 +3,7 @@
 //! a port does is the simulation's (`sim.rs`) and its egress's and flow
 //! control's (`egress/`, `fc/`).
 
-use crate::egress::AnyEgress;
+use crate::egress::{AnyEgress, EgressHead};
 use crate::fc::AnyFc;
 use crate::fifo::Fifo;
 use crate::wire::{InFlight, Packet, N_CLASSES};
@@ -32,10 +32,11 @@ pub struct CacheLine;
 /// the link's delivery and a transmission read (the frames on the wire,
 /// the error model, the peer, the delay, the rate); line 2 the control
 /// queue and the counters every frame updates (`PortCounters` puts them
-/// first); from line 3 the egress, whose class scheduler keeps its state
-/// and class 0 in its first line and one 32-byte queue per class after,
-/// of which a hop touches only its own; the rest after it
-/// (docs/performance.md, "Second pass" and "Seventh pass").
+/// first); from line 3 the egress's queues, 32 bytes per class, of which
+/// a hop touches only its own (the class scheduler's bitmask and
+/// round-robin position are in line 0, `egress_head`); the rest after
+/// them (docs/performance.md, "Second pass", "Seventh pass" and "The
+/// architecture step").
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Port {
@@ -65,6 +66,9 @@ pub(crate) struct Port {
     pub held: bool,
     /// Its node is traced ([`Simulation::trace_tx`]): log what it sends.
     pub traced: bool,
+    /// What the port keeps of its egress here, where every hop reads it:
+    /// its kind and the class scheduler's state (egress/mod.rs).
+    pub egress_head: EgressHead,
     /// At a switch port, the index of its switch in `Simulation::switches`;
     /// at a host port, of its NIC in `Simulation::nics`, or `u16::MAX` if
     /// that does not fit (see [`Simulation::port_nic`]). A hop and the

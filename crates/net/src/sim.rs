@@ -8,7 +8,6 @@
 //! ignored if they were re-armed since (minim).
 
 use crate::config::NetConfig;
-use crate::egress::Egress;
 use crate::fc::{FcOutbox, FlowControl};
 use crate::mmu::Mmu;
 use crate::port::{Port, TxLogEntry};
@@ -357,7 +356,7 @@ impl Simulation {
         let end = now + tx;
         if !p.is_host {
             // `queue_bytes` is 0 exactly when the egress has no backlog.
-            debug_assert_eq!(p.queue_bytes == 0, !p.egress.has_backlog());
+            debug_assert_eq!(p.queue_bytes == 0, !p.egress.has_backlog(&p.egress_head));
             if p.ctrl.is_empty() && p.queue_bytes == 0 {
                 p.unscheduled_end = end;
                 p.unscheduled_seq = self.q.reserve();
@@ -518,7 +517,7 @@ impl Simulation {
         let mut gone = Vec::new();
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        p.egress.flush(key, &mut gone);
+        p.egress.flush(&mut p.egress_head, key, &mut gone);
         if gone.is_empty() {
             return;
         }
@@ -572,7 +571,7 @@ impl Simulation {
             };
             let p = &mut self.ports[port as usize];
             p.fc.on_timer(now, &state, &mut out);
-            p.egress.on_timer(now);
+            p.egress.on_timer(&p.egress_head, now);
         }
         self.outbox = out;
         self.apply_fc_outbox(port);
@@ -598,7 +597,7 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.outbox);
         let p = &mut self.ports[port as usize];
         p.fc.on_ctrl(now, pkt, rate, &mut out);
-        p.egress.on_ctrl(now, pkt);
+        p.egress.on_ctrl(&p.egress_head, now, pkt);
         self.outbox = out;
         self.apply_fc_outbox(port);
         self.try_send(port);

@@ -2,7 +2,6 @@
 //! RED/ECN at dequeue, ECMP over precomputed next hops (the peer's
 //! `SwitchNode`, `SwitchMmu`).
 
-use crate::egress::Egress;
 use crate::fc::{FlowControl, IngressState};
 use crate::hash::{host_ip, murmur3_32};
 use crate::sim::{Simulation, Switch};
@@ -104,7 +103,7 @@ impl Simulation {
         if may_start
             && op.ctrl.is_empty()
             && op.queue_bytes == 0
-            && op.egress.pass(now, pkt, &op.fc)
+            && op.egress.pass(&mut op.egress_head, now, pkt, &op.fc)
         {
             // The queue would grow by `size` and shrink back at the same
             // time: the monitor hears of one change from the same length
@@ -129,7 +128,7 @@ impl Simulation {
             m.before_change(out_port, now, op.queue_bytes);
         }
         op.queue_bytes += size;
-        op.egress.enqueue(pkt);
+        op.egress.enqueue(&mut op.egress_head, pkt);
         if may_start {
             self.try_send(out_port);
         } else {
@@ -145,7 +144,7 @@ impl Simulation {
     pub(crate) fn switch_dequeue(&mut self, port: u32) -> Option<Packet> {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let mut pkt = p.egress.dequeue(now, &p.fc)?;
+        let mut pkt = p.egress.dequeue(&mut p.egress_head, now, &p.fc)?;
         let size = u64::from(pkt.size);
         if let Some(m) = self.qlen.as_mut() {
             m.before_change(port, now, p.queue_bytes);

@@ -9,21 +9,138 @@ use crate::fifo::Fifo;
 use crate::wire::{Packet, QueueKey, N_CLASSES};
 use engine::Time;
 
-/// The class scheduler's state. (`repr(C)`: the bitmask and round-robin
-/// position first, padded so that, after [`super::AnyEgress`]'s tag, the
-/// 32-byte queues start 32 bytes into the egress: with the egress at the
-/// start of a cache line, the tag, this head and class 0 share its first
-/// line, and every other class shares a line with one neighbour, so a hop
-/// touches the head's line and its own class's.)
-#[derive(Clone, Debug, Default)]
-#[repr(C)]
-pub struct ClassEgress {
+/// The class scheduler's two bytes of scheduling state. The port keeps
+/// them in its first line ([`super::EgressHead`]), which every hop reads
+/// anyway, rather than beside the queues: a frame that passes an idle
+/// egress then touches no line of the egress at all, and one that is
+/// queued only its own class's (docs/performance.md, "The architecture
+/// step").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClassHead {
     /// Bit `c` set iff `queues[c]` is not empty.
     backlog: u8,
     /// The class the round robin served last.
     rr_last: u8,
-    _pad: [u8; 22],
-    queues: [Fifo<Packet>; N_CLASSES],
+}
+
+/// The class scheduler's queues, one 32-byte FIFO per class: with them at
+/// the start of a cache line, two classes share a line.
+pub type ClassQueues = [Fifo<Packet>; N_CLASSES];
+
+/// Queue `pkt` in its class.
+#[inline(always)]
+pub(super) fn enqueue(head: &mut ClassHead, queues: &mut ClassQueues, pkt: &Packet) -> QueueKey {
+    let class = pkt.class;
+    queues[usize::from(class)].push_back(*pkt);
+    head.backlog |= 1 << class;
+    QueueKey::of_class(class)
+}
+
+/// Class 0 first, then round robin from the class after the last served
+/// over the classes with frames that flow control lets send.
+#[inline(always)]
+pub(super) fn dequeue(
+    head: &mut ClassHead,
+    queues: &mut ClassQueues,
+    now: Time,
+    fc: &AnyFc,
+) -> Option<Packet> {
+    let class = if head.backlog & 1 != 0 {
+        0
+    } else {
+        // Round robin from rr_last + 1 over the non-empty classes: a
+        // bitmask rotated so that bit i is class rr_last + 1 + i; ask flow
+        // control only about classes with frames.
+        let backlog = u32::from(head.backlog);
+        let shift = (usize::from(head.rr_last) + 1) % N_CLASSES;
+        let both = backlog | (backlog << N_CLASSES);
+        let mut rot = (both >> shift) & ((1 << N_CLASSES) - 1);
+        let mut found = None;
+        while rot != 0 {
+            let c = (shift + rot.trailing_zeros() as usize) % N_CLASSES;
+            let front = queues[c].front().expect("a backlogged class");
+            if fc.may_send(now, QueueKey::of(front), front.size) {
+                found = Some(c);
+                break;
+            }
+            rot &= rot - 1;
+        }
+        let c = found?;
+        head.rr_last = c as u8;
+        c
+    };
+    let queue = &mut queues[class];
+    let pkt = queue.pop_front().expect("non-empty");
+    if queue.is_empty() {
+        head.backlog &= !(1 << class);
+    }
+    Some(pkt)
+}
+
+/// May `pkt` leave an idle, empty egress at once? Class 0 is never gated,
+/// and its dequeue leaves the round robin where it was.
+#[inline(always)]
+pub(super) fn pass(head: &mut ClassHead, now: Time, pkt: &Packet, fc: &AnyFc) -> bool {
+    if pkt.class != 0 {
+        if !fc.may_send(now, QueueKey::of(pkt), pkt.size) {
+            return false;
+        }
+        head.rr_last = pkt.class;
+    }
+    true
+}
+
+/// Whether any class has frames.
+#[inline(always)]
+pub(super) fn has_backlog(head: &ClassHead) -> bool {
+    head.backlog != 0
+}
+
+/// Bytes queued in `class`.
+pub(super) fn class_bytes(queues: &ClassQueues, class: usize) -> u64 {
+    queues[class].iter().map(|p| u64::from(p.size)).sum()
+}
+
+/// Remove the frames of `key` (a class, or one flow of it), in order.
+pub(super) fn flush(
+    head: &mut ClassHead,
+    queues: &mut ClassQueues,
+    key: QueueKey,
+    out: &mut Vec<Packet>,
+) {
+    let class = key.class();
+    let queue = &mut queues[class];
+    match key.flow() {
+        None => {
+            while let Some(p) = queue.pop_front() {
+                out.push(p);
+            }
+        }
+        Some(flow) => {
+            // Keep the class's other flows, in order.
+            let mut kept = Fifo::new();
+            while let Some(p) = queue.pop_front() {
+                if p.flow == flow {
+                    out.push(p);
+                } else {
+                    kept.push_back(p);
+                }
+            }
+            *queue = kept;
+        }
+    }
+    if queues[class].is_empty() {
+        head.backlog &= !(1 << class);
+    }
+}
+
+/// The class scheduler as one value: what a port runs split between its
+/// first line (the head) and its egress (the queues), whole here for use
+/// on its own.
+#[derive(Clone, Debug, Default)]
+pub struct ClassEgress {
+    head: ClassHead,
+    queues: ClassQueues,
 }
 
 impl ClassEgress {
@@ -34,99 +151,26 @@ impl ClassEgress {
 }
 
 impl Egress for ClassEgress {
-    #[inline(always)]
     fn enqueue(&mut self, pkt: &Packet) -> QueueKey {
-        let class = pkt.class;
-        self.queues[usize::from(class)].push_back(*pkt);
-        self.backlog |= 1 << class;
-        QueueKey::of_class(class)
+        enqueue(&mut self.head, &mut self.queues, pkt)
     }
-
-    #[inline(always)]
     fn dequeue(&mut self, now: Time, fc: &AnyFc) -> Option<Packet> {
-        let class = if self.backlog & 1 != 0 {
-            0
-        } else {
-            // Round robin from rr_last + 1 over the non-empty classes: a
-            // bitmask rotated so that bit i is class rr_last + 1 + i; ask
-            // flow control only about classes with frames.
-            let backlog = u32::from(self.backlog);
-            let shift = (usize::from(self.rr_last) + 1) % N_CLASSES;
-            let both = backlog | (backlog << N_CLASSES);
-            let mut rot = (both >> shift) & ((1 << N_CLASSES) - 1);
-            let mut found = None;
-            while rot != 0 {
-                let c = (shift + rot.trailing_zeros() as usize) % N_CLASSES;
-                let head = self.queues[c].front().expect("a backlogged class");
-                if fc.may_send(now, QueueKey::of(head), head.size) {
-                    found = Some(c);
-                    break;
-                }
-                rot &= rot - 1;
-            }
-            let c = found?;
-            self.rr_last = c as u8;
-            c
-        };
-        let queue = &mut self.queues[class];
-        let pkt = queue.pop_front().expect("non-empty");
-        if queue.is_empty() {
-            self.backlog &= !(1 << class);
-        }
-        Some(pkt)
+        dequeue(&mut self.head, &mut self.queues, now, fc)
     }
-
-    #[inline(always)]
     fn pass(&mut self, now: Time, pkt: &Packet, fc: &AnyFc) -> bool {
-        // Class 0 is never gated, and its dequeue leaves the round robin
-        // where it was.
-        if pkt.class != 0 {
-            if !fc.may_send(now, QueueKey::of(pkt), pkt.size) {
-                return false;
-            }
-            self.rr_last = pkt.class;
-        }
-        true
+        pass(&mut self.head, now, pkt, fc)
     }
-
-    #[inline(always)]
     fn has_backlog(&self) -> bool {
-        self.backlog != 0
+        has_backlog(&self.head)
     }
-
     fn class_bytes(&self, class: usize) -> u64 {
-        self.queues[class].iter().map(|p| u64::from(p.size)).sum()
+        class_bytes(&self.queues, class)
     }
-
     fn class_head(&self, class: usize) -> Option<u32> {
         self.queues[class].front().map(|p| p.size)
     }
-
     fn flush(&mut self, key: QueueKey, out: &mut Vec<Packet>) {
-        let class = key.class();
-        let queue = &mut self.queues[class];
-        match key.flow() {
-            None => {
-                while let Some(p) = queue.pop_front() {
-                    out.push(p);
-                }
-            }
-            Some(flow) => {
-                // Keep the class's other flows, in order.
-                let mut kept = Fifo::new();
-                while let Some(p) = queue.pop_front() {
-                    if p.flow == flow {
-                        out.push(p);
-                    } else {
-                        kept.push_back(p);
-                    }
-                }
-                *queue = kept;
-            }
-        }
-        if self.queues[class].is_empty() {
-            self.backlog &= !(1 << class);
-        }
+        flush(&mut self.head, &mut self.queues, key, out)
     }
 }
 

@@ -15,17 +15,21 @@
 //! asking, and an idle egress with nothing queued lets a frame pass
 //! straight to the wire, see `Egress::pass`).
 //!
+//! The class scheduler, which every switch port runs unless its rule
+//! chooses another, is stored split: its two bytes of scheduling state in
+//! the port's first line ([`EgressHead`]), its queues in the egress. Other
+//! kinds are boxed trait objects, so that they do not grow every port.
+//!
 //! Adding a queueing scheme: a file here with a type that implements
-//! [`Egress`], and its registration below: a variant of [`AnyEgress`]
-//! (boxed, so that a port's lines stay as they are) with its arm in
-//! `each!`, and a variant of [`EgressChoice`] with its name and its arm in
-//! [`EgressChoice::build`] (docs/architecture.md).
+//! [`Egress`], and its registration below: a variant of [`EgressChoice`]
+//! with its name and its arm in [`EgressChoice::build`]
+//! (docs/architecture.md).
 
 mod classes;
 mod hooks;
 mod per_flow;
 
-pub use classes::ClassEgress;
+pub use classes::{ClassEgress, ClassHead, ClassQueues};
 pub use hooks::Egress;
 pub use per_flow::PerFlowEgress;
 
@@ -33,21 +37,20 @@ use crate::fc::AnyFc;
 use crate::wire::{Packet, QueueKey};
 use engine::Time;
 
-/// A port's egress of any kind.
-// The class scheduler is stored inline in each port (every switch port
-// has one, and a hop reads it); other kinds are boxed so that they do not
-// grow every port.
-// `repr(u8)`: a plain tag byte first, then the variant at offset 8 (see
-// `ClassEgress`'s layout).
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-#[repr(u8)]
-pub enum AnyEgress {
-    /// Eight priority classes: class 0 first, round robin over the rest
-    /// (the peer's `DequeueRR`).
-    Classes(ClassEgress),
-    /// One queue per flow, round robin over flows; drops nothing.
-    PerFlow(Box<PerFlowEgress>),
+/// What a port keeps of its egress in its first line: whether the egress
+/// is a boxed kind, and the class scheduler's state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EgressHead {
+    boxed: bool,
+    classes: ClassHead,
+}
+
+/// A port's egress: the class scheduler's queues, or another kind, boxed.
+/// Each call takes the port's [`EgressHead`], which says which.
+#[derive(Debug, Default)]
+pub struct AnyEgress {
+    queues: ClassQueues,
+    other: Option<Box<dyn Egress>>,
 }
 
 /// Which egress a switch port runs: a port rule's `egress` key.
@@ -81,72 +84,116 @@ impl EgressChoice {
             .expect("every choice is listed")
     }
 
-    /// A new, empty egress of this kind.
-    pub fn build(self) -> AnyEgress {
+    /// A new, empty egress of this kind, and the head its port keeps.
+    pub fn build(self) -> (EgressHead, AnyEgress) {
         match self {
-            EgressChoice::Classes => AnyEgress::Classes(ClassEgress::default()),
-            EgressChoice::PerFlow => AnyEgress::PerFlow(Box::default()),
+            EgressChoice::Classes => (EgressHead::default(), AnyEgress::default()),
+            EgressChoice::PerFlow => AnyEgress::boxed(PerFlowEgress::default()),
         }
     }
 }
 
-impl Default for AnyEgress {
-    fn default() -> Self {
-        AnyEgress::Classes(ClassEgress::default())
+impl AnyEgress {
+    /// An egress of another kind than the class scheduler, and its head.
+    pub fn boxed(e: impl Egress + 'static) -> (EgressHead, AnyEgress) {
+        let head = EgressHead {
+            boxed: true,
+            ..EgressHead::default()
+        };
+        let egress = AnyEgress {
+            queues: Default::default(),
+            other: Some(Box::new(e)),
+        };
+        (head, egress)
     }
-}
 
-macro_rules! each {
-    ($self:ident, $e:ident => $body:expr) => {
-        match $self {
-            AnyEgress::Classes($e) => $body,
-            AnyEgress::PerFlow($e) => $body,
-        }
-    };
-}
+    /// The boxed kind (cold: called only when the head says so).
+    #[cold]
+    fn other(&mut self) -> &mut dyn Egress {
+        self.other.as_deref_mut().expect("a boxed egress")
+    }
 
-impl Egress for AnyEgress {
+    fn other_ref(&self) -> &dyn Egress {
+        self.other.as_deref().expect("a boxed egress")
+    }
+
     // `enqueue` and `pass` hand the boxed kinds a copy of the frame: the
     // hop's frame then never has its address taken on the class path, so
     // the compiler keeps it in registers there instead of copying it to
     // the stack on every hop.
+    /// [`Egress::enqueue`].
+    #[inline(always)]
+    pub fn enqueue(&mut self, head: &mut EgressHead, pkt: &Packet) -> QueueKey {
+        if head.boxed {
+            return self.other().enqueue(&{ *pkt });
+        }
+        classes::enqueue(&mut head.classes, &mut self.queues, pkt)
+    }
+
+    /// [`Egress::dequeue`].
+    #[inline(always)]
+    pub fn dequeue(&mut self, head: &mut EgressHead, now: Time, fc: &AnyFc) -> Option<Packet> {
+        if head.boxed {
+            return self.other().dequeue(now, fc);
+        }
+        classes::dequeue(&mut head.classes, &mut self.queues, now, fc)
+    }
+
+    /// [`Egress::pass`].
+    #[inline(always)]
+    pub fn pass(&mut self, head: &mut EgressHead, now: Time, pkt: &Packet, fc: &AnyFc) -> bool {
+        if head.boxed {
+            return self.other().pass(now, &{ *pkt }, fc);
+        }
+        classes::pass(&mut head.classes, now, pkt, fc)
+    }
+
+    /// [`Egress::has_backlog`].
     #[inline]
-    fn enqueue(&mut self, pkt: &Packet) -> QueueKey {
-        match self {
-            AnyEgress::Classes(e) => e.enqueue(pkt),
-            AnyEgress::PerFlow(e) => e.enqueue(&{ *pkt }),
+    pub fn has_backlog(&self, head: &EgressHead) -> bool {
+        if head.boxed {
+            return self.other_ref().has_backlog();
+        }
+        classes::has_backlog(&head.classes)
+    }
+
+    /// [`Egress::class_bytes`].
+    pub fn class_bytes(&self, head: &EgressHead, class: usize) -> u64 {
+        if head.boxed {
+            return self.other_ref().class_bytes(class);
+        }
+        classes::class_bytes(&self.queues, class)
+    }
+
+    /// [`Egress::class_head`].
+    pub fn class_head(&self, head: &EgressHead, class: usize) -> Option<u32> {
+        if head.boxed {
+            return self.other_ref().class_head(class);
+        }
+        self.queues[class].front().map(|p| p.size)
+    }
+
+    /// [`Egress::flush`].
+    pub fn flush(&mut self, head: &mut EgressHead, key: QueueKey, out: &mut Vec<Packet>) {
+        if head.boxed {
+            return self.other().flush(key, out);
+        }
+        classes::flush(&mut head.classes, &mut self.queues, key, out)
+    }
+
+    /// [`Egress::on_ctrl`].
+    pub fn on_ctrl(&mut self, head: &EgressHead, now: Time, frame: &Packet) {
+        if head.boxed {
+            self.other().on_ctrl(now, frame);
         }
     }
-    #[inline]
-    fn dequeue(&mut self, now: Time, fc: &AnyFc) -> Option<Packet> {
-        each!(self, e => e.dequeue(now, fc))
-    }
-    #[inline]
-    fn pass(&mut self, now: Time, pkt: &Packet, fc: &AnyFc) -> bool {
-        match self {
-            AnyEgress::Classes(e) => e.pass(now, pkt, fc),
-            AnyEgress::PerFlow(e) => e.pass(now, &{ *pkt }, fc),
+
+    /// [`Egress::on_timer`].
+    pub fn on_timer(&mut self, head: &EgressHead, now: Time) {
+        if head.boxed {
+            self.other().on_timer(now);
         }
-    }
-    #[inline]
-    fn has_backlog(&self) -> bool {
-        each!(self, e => e.has_backlog())
-    }
-    fn class_bytes(&self, class: usize) -> u64 {
-        each!(self, e => e.class_bytes(class))
-    }
-    fn class_head(&self, class: usize) -> Option<u32> {
-        each!(self, e => e.class_head(class))
-    }
-    fn flush(&mut self, key: QueueKey, out: &mut Vec<Packet>) {
-        each!(self, e => e.flush(key, out))
-    }
-    fn on_ctrl(&mut self, now: Time, frame: &Packet) {
-        each!(self, e => e.on_ctrl(now, frame))
-    }
-    fn on_timer(&mut self, now: Time) {
-        each!(self, e => e.on_timer(now))
     }
 }
 
-const _: () = assert!(std::mem::size_of::<AnyEgress>() == 32 + 32 * crate::wire::N_CLASSES);
+const _: () = assert!(std::mem::size_of::<EgressHead>() == 3);
