@@ -105,8 +105,18 @@ fn one_hundred_gbps_over_80_km() {
     );
     // Every figure names its source.
     assert_eq!(out.matches("      source: ").count(), 8, "{out}");
-    // Swing's relay bound and Bifrost's Theorem 1 are cited by their rule.
-    assert!(out.contains("exactly one BDP") && out.contains("Theorem 1"));
+    // Swing's relay bound and Bifrost's Theorem 1 are cited by the papers'
+    // own sections, with their words.
+    assert!(
+        out.contains("Swing §5.2, Fig. 11 \"the maximum queue length is exactly one BDP"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Bifrost §IV-C1 Theorem 1: \"H should be larger than Δ + 2R_sT\""),
+        "{out}"
+    );
+    // No source names a note outside the repository.
+    assert!(!out.contains("seed-"), "{out}");
 }
 
 #[test]

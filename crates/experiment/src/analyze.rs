@@ -1,8 +1,8 @@
 //! `rdmasim analyze`: slowdown statistics of one or more runs, read back
 //! from their `flows.csv`, two ways:
 //!
-//! - the peer analysis script's (HPCC `analysis/fct_analysis.py`,
-//!   `specs/peer-hpcc-ns3.md` §4): finished flows sorted by size, cut into
+//! - the peer analysis script's (HPCC sim's `analysis/fct_analysis.py`):
+//!   finished flows sorted by size, cut into
 //!   groups of `step` % of the flows (`l = int(i*n/100)`,
 //!   `r = int((i+step)*n/100)`), each reporting its largest size and the
 //!   median, p95 and p99 slowdown, slowdown clamped at 1 and percentile =
@@ -317,7 +317,7 @@ const PEER_FCT_FIELDS: [&str; 8] = [
     "ideal_fct_ns",
 ];
 
-/// Read the peer's `fct.txt` (`specs/peer-hpcc-ns3.md` §4; what `rdmasim
+/// Read the peer's `fct.txt` (HPCC sim `third.cc` `qp_finish`; what `rdmasim
 /// hpcc` and every run directory hold): no header, one line per finished
 /// flow in completion order, `sip dip sport dport size start_ns fct_ns
 /// ideal_fct_ns` separated by spaces, IPs in hex. Unfinished flows are not

@@ -4,11 +4,12 @@
 //!
 //! The scenarios (`--smoke` shrinks each to a fraction of a second):
 //!
-//! * `fat-dcqcn`: the peer's reference run (`specs/peer-hpcc-ns3.md`): its
+//! * `fat-dcqcn`: the peer's reference run (HPCC sim; `docs/performance.md`): its
 //!   320-host fat tree ([`topo::peer_fat_tree`]), WebSearch at 30% load,
 //!   Poisson arrivals for 5 ms, DCQCN with the settings of the peer's
 //!   `run.py` "dcqcn" — the network settings `rdmasim hpcc` builds from
-//!   `shared/bench/ws30_5ms_dcqcn.cfg`.
+//!   the reference run's `ws30_5ms_dcqcn.cfg` (`docs/performance.md`, "The
+//!   peer's reference run").
 //! * `fat-hpcc`: the same traffic under HPCC with run.py's "hp" NIC
 //!   settings (BDP window scaled by rate, ACKs not prioritised,
 //!   η = 0.95, additive increase 50 Mb/s), as `ws30_5ms_hp.cfg`.

@@ -4,11 +4,11 @@
 //! Every function here is pure arithmetic on a [`LongLink`] and returns,
 //! per scheme, each figure as a [`Term`]: the bytes, the formula, the
 //! formula with the numbers put in, and where it comes from (a section of
-//! `specs/seed-001-swing.md` or `specs/seed-000-bifrost-longhaul.md`, or
-//! rdmasim's own choice where the specs leave a term out). Symbols are the
-//! papers': `R` the link rate (bytes/s), `D` the one-way propagation delay
-//! (5 µs per km of fibre), `Δ = 2·R·D` the bandwidth-delay product over the
-//! round trip (BDP), `T` Bifrost's time slot, `k` its leak-check period.
+//! the Swing or Bifrost paper (`docs/sources.md`), or rdmasim's own choice
+//! where the papers leave a term out). Symbols are the papers': `R` the
+//! link rate (bytes/s), `D` the one-way propagation delay (5 µs per km of
+//! fibre), `Δ = 2·R·D` the bandwidth-delay product over the round trip
+//! (BDP), `T` Bifrost's time slot, `k` its leak-check period.
 //! Every figure is rounded up to a whole byte: they are lower bounds.
 //! Bifrost's H is the one a simulated port takes by default, reckoned by
 //! the port's own code ([`bifrost`]).
@@ -22,22 +22,22 @@ use engine::{Delta, InputError, Rate};
 use std::fmt::Write as _;
 
 /// Bytes of a PFC pause (or resume) frame: the Ethernet minimum, as
-/// rdmasim's switches send them (`docs/model.md`, seed-000 §2.6 "A pause
-/// frame is 64 B").
+/// rdmasim's switches send them (`docs/model.md`, Bifrost §IV-C3: "one
+/// pause frame is 64 B").
 pub const PAUSE_FRAME_BYTES: u64 = 64;
 /// Default MTU: the largest frame on the long link. Neither paper gives
-/// one; their IRN settings imply 1500 B packets (seed-001 §4.3, seed-000
-/// §3.7).
+/// one; their IRN settings imply 1500 B packets (Swing §6.1, Bifrost
+/// §VI-B).
 pub const DEFAULT_MTU: u64 = 1500;
-/// Bifrost's default time slot T = 10 µs (seed-000 §2.7 "Chosen: T =
-/// 10 µs", §3.4).
+/// Bifrost's default time slot T = 10 µs (Bifrost §V: "we configure T to
+/// be 10 µs"; §VI-B).
 pub const DEFAULT_SLOT: Delta = Delta::from_us(10);
-/// Bifrost's default leak-check period k = 1 (seed-000 §2.8 "Both the
-/// testbed and the simulations use k = 1").
+/// Bifrost's default leak-check period k = 1 (Bifrost §VI-A1, §VI-B: "k is
+/// set to 1").
 pub const DEFAULT_K: u32 = 1;
-/// InfiniBand's credit block, 64 B (seed-000 §3.6).
+/// InfiniBand's credit block, 64 B (Bifrost §II-B: "one block is 64 bytes").
 pub const CBFC_BLOCK_BYTES: u64 = 64;
-/// Width of InfiniBand's FCCL field, 12 bits (seed-000 §3.6).
+/// Width of InfiniBand's FCCL field, 12 bits (Bifrost §III-A).
 pub const CBFC_FIELD_BITS: u32 = 12;
 /// Longest link the calculator takes, km (half a second one way).
 pub const MAX_DISTANCE_KM: f64 = 100_000.0;
@@ -110,8 +110,8 @@ impl LongLink {
         self.bytes_in(self.delay)
     }
 
-    /// Δ = 2·R·D = R·RTT: the BDP of the link, propagation only (seed-000
-    /// §2.3 and A6, seed-001 §2.1 "BDP = 2D·BW").
+    /// Δ = 2·R·D = R·RTT: the BDP of the link, propagation only (Bifrost
+    /// §III-B: 2R_sD "is one BDP"; Swing §4.1: 4D·BW "equals to 2 × BDP").
     pub fn bdp(&self) -> u64 {
         self.bytes_in(Delta(2 * self.delay.ps()))
     }
@@ -204,8 +204,9 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
         formula: "2·R·D + 2·MTU + 64 B",
         working: format!("{} + 2 × {} + 64", fmt_thousands(bdp), fmt_thousands(l.mtu)),
         source: concat!(
-            "seed-000 §2.1 \"the headroom must be at least 2R_sD, which is one BDP\"; \
-             seed-001 §2.1 \"Zero loss requires D ≤ B_a / (2·BW)\"",
+            "Bifrost §III-B \"a headroom of at least 2R_sD … which is one BDP\"; \
+             Swing §4.1 \"to ensure zero packet loss, the maximum link propagation delay \
+             is B_a/(2BW)\"",
             slack_source!()
         ),
     };
@@ -215,8 +216,8 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
         formula: "2·R_d·D + 2·MTU + 64 B (R_d = R)",
         working: format!("{} + 2 × {} + 64", fmt_thousands(bdp), fmt_thousands(l.mtu)),
         source: concat!(
-            "seed-000 §2.1 \"The queue at XON must hold at least 2R_dD bytes, or the \
-             downstream link runs dry\" (typical case R_d = R_s)",
+            "Bifrost §III-B \"The packets buffered at downstream queue should be at least \
+             2R_dD, otherwise, the downstream link will be drained\" (typical case R_d = R_s)",
             slack_source!()
         ),
     };
@@ -229,9 +230,9 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
             fmt_thousands(bdp),
             fmt_thousands(l.mtu)
         ),
-        source: "seed-000 §2.1 \"With XOFF = XON, the buffer needed is at least 2D(R_s + R_d)\"; \
-                 seed-001 §7 T1 \"PFC needs B_a ≥ 4D·BW (2 BDP) to avoid throughput loss and \
-                 ≥ 2D·BW to avoid loss\"; + 4·MTU + 128 B: twice the frame terms above",
+        source: "Bifrost §III-B \"the buffer size of downstream port should be at least \
+                 2D(R_s + R_d)\"; Swing §4.1 \"B_a ≥ 4D·BW, which equals to 2 × BDP\"; \
+                 + 4·MTU + 128 B: twice the frame terms above",
     };
     let one_way = l.one_way();
     let default_headroom = Term {
@@ -239,7 +240,7 @@ pub fn pfc(l: &LongLink) -> PfcBuffer {
         bytes: 3 * one_way,
         formula: "3·R·D = 1.5 BDP (buffer.headroom)",
         working: format!("3 × {}", fmt_thousands(one_way)),
-        source: "the peer's third.cc (specs/peer-hpcc-ns3.md §2.4); docs/model.md",
+        source: "the peer's third.cc (headroom = 3 × rate × link delay); docs/model.md",
     };
     PfcBuffer {
         headroom,
@@ -266,8 +267,8 @@ pub fn swing(l: &LongLink) -> SwingBuffer {
             formula: "2·D·BW + 2·MTU + 64 B = 1 BDP + 2·MTU + 64 B",
             working: format!("{} + 2 × {} + 64", fmt_thousands(bdp), fmt_thousands(l.mtu)),
             source: concat!(
-                "seed-001 §3.3 \"its maximum is 2D·BW = exactly one BDP\"; §3.4 \"a little \
-                 larger than one BDP\"",
+                "Swing §5.2, Fig. 11 \"the maximum queue length is exactly one BDP (2D·BW)\"; \
+                 \"a little larger than one BDP\"",
                 slack_source!()
             ),
         },
@@ -283,7 +284,7 @@ pub struct BifrostBuffer {
     pub slot: Delta,
     /// The leak-check period k used.
     pub k: u32,
-    /// Broken constraints on T (seed-000 §2.7), one line each; empty if
+    /// Broken constraints on T (Bifrost §V), one line each; empty if
     /// none.
     pub warnings: Vec<String>,
 }
@@ -320,18 +321,19 @@ pub fn bifrost(l: &LongLink, slot: Delta, k: u32) -> BifrostBuffer {
             fmt_thousands(rt),
             fmt_thousands(l.mtu)
         ),
-        source: "seed-000 §2.9 Theorem 1 \"Condition: H ≥ Δ + 2R_sT\"; §2.8 \"Reserve an extra \
-                 k × MTU of headroom\"; §2.11 A1 \"Use H ≥ Δ + 2R_sT (+ k·MTU)\"",
+        source: "Bifrost §IV-C1 Theorem 1: \"H should be larger than Δ + 2R_sT\"; §IV-D \"an \
+                 extra headroom of k × MTU\"; Alg. 1's header prints only H ≥ Δ + R_sT",
     };
     let mut warnings = Vec::new();
     if slot < Delta::from_us(1) {
         warnings.push(format!(
-            "T = {slot} is below the switch's internal delay of about 1 us (seed-000 §2.7: T > 1 us)"
+            "T = {slot} is below the switch's internal delay of about 1 us (Bifrost §V: T > 1 us)"
         ));
     }
     if slot >= l.delay {
         warnings.push(format!(
-            "T = {slot} is not below D = {} (seed-000 §2.7: \"T < D, or Bifrost cannot react in time\")",
+            "T = {slot} is not below D = {} (Bifrost §V: T < D, \"otherwise, it could not \
+             react in time\")",
             l.delay
         ));
     }
@@ -339,13 +341,13 @@ pub fn bifrost(l: &LongLink, slot: Delta, k: u32) -> BifrostBuffer {
     if rt > field {
         warnings.push(format!(
             "R·T = {} B is more than a pause frame can hold, 65535 quanta = {} B \
-             (seed-000 §2.7)",
+             (Bifrost §V)",
             fmt_thousands(rt),
             fmt_thousands(field)
         ));
     }
     if k == 0 {
-        warnings.push("k = 0: the leak check never runs (seed-000 §2.8)".to_string());
+        warnings.push("k = 0: the leak check never runs (Bifrost §IV-D)".to_string());
     }
     BifrostBuffer {
         h,
@@ -396,14 +398,16 @@ pub fn cbfc(l: &LongLink) -> CbfcBuffer {
             bytes: blocks * CBFC_BLOCK_BYTES,
             formula: "⌈2·R·D / 64 B⌉ blocks × 64 B = 1 BDP",
             working: format!("{} blocks × 64", fmt_thousands(blocks)),
-            source: "seed-000 §3.6 \"Credits must exceed one BDP\"; \"One block = 64 B\"",
+            source: "Bifrost §III-A \"The credits should be larger than one BDP\"; §II-B \"one \
+                     block is 64 bytes\"",
         },
         field_limit: Term {
             what: "12-bit FCCL field limit",
             bytes: limit,
             formula: "2^12 blocks × 64 B",
             working: format!("{} × 64", fmt_thousands(limit_blocks)),
-            source: "seed-000 §3.6 \"Real IB has a 12-bit FCCL field\"; \"4096 × 64 B = 262 KB\"",
+            source: "Bifrost §III-A \"There are 12 bits in the CBFC message for the FCCL\"; \
+                     4096 × 64 B = 262,144 B",
         },
         blocks,
         bits_needed,
@@ -503,7 +507,7 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
                 term(&mut o, &b.relay);
                 let _ = writeln!(
                     o,
-                    "  note: the paper gives the relay 41 MB for a 40 MB BDP (seed-001 §4.2); the \
+                    "  note: the paper gives the relay 41 MB for a 40 MB BDP (Swing §6.1); the \
                      relay's L port and the DCI switch keep intra-DC PFC buffers"
                 );
             }
@@ -516,8 +520,8 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
                 term(&mut o, &b.h);
                 let _ = writeln!(
                     o,
-                    "  note: T = {} and k = {} are the paper's defaults (seed-000 §2.7, §2.8); \
-                     the paper configures H = 287 MiB at 400 Gbps × 600 km (§3.4)",
+                    "  note: T = {} and k = {} are the paper's defaults (Bifrost §V, §VI-B); \
+                     the paper configures H = 287 MiB at 400 Gbps × 600 km (§VI-B)",
                     DEFAULT_SLOT, DEFAULT_K
                 );
                 for w in &b.warnings {
@@ -552,8 +556,9 @@ pub fn report(l: &LongLink, schemes: &[Scheme], slot: Delta, k: u32) -> String {
                 });
                 let _ = writeln!(
                     o,
-                    "  note: the paper says \"≤ 1 km at 100 Gbps\" (seed-000 §3.6); its own check \
-                     (4096 × 64 B vs 125 KB per km at 100 Gbps) gives {at_100g:.3} km"
+                    "  note: the paper says \"at most 1 kilometer for a 100 Gbps link\" \
+                     (Bifrost §III-A); its own check (4096 × 64 B vs 125 KB per km at \
+                     100 Gbps) gives {at_100g:.3} km"
                 );
             }
         }
@@ -587,7 +592,7 @@ mod tests {
         // Swing: 1 BDP + 2·MTU + 64 = 10,003,064.
         assert_eq!(swing(&l).relay.bytes, 10_003_064);
         // Bifrost: R·T = 12.5e9 × 10e-6 = 125,000; H = 10,000,000 + 250,000
-        // + 1 × 1500 = 10,251,500 (seed-000 App. A: Δ + 2R_sT = 10,250,000).
+        // + 1 × 1500 = 10,251,500 (Bifrost §VI-A: BDP 9.5 MB; Δ + 2R_sT = 10,250,000).
         let b = bifrost(&l, DEFAULT_SLOT, DEFAULT_K);
         assert_eq!(b.h.bytes, 10_251_500);
         assert!(b.warnings.is_empty(), "{:?}", b.warnings);
@@ -607,7 +612,7 @@ mod tests {
     #[test]
     fn four_hundred_gbps_over_600_km() {
         // R = 50e9 B/s; D = 3 ms; Δ = 50e9 × 6e-3 = 300,000,000 B
-        // (seed-000 App. A: "300,000,000 B = 286.1 MiB").
+        // (Bifrost §VI-B's "286 MB" is 286.1 MiB).
         let l = link(400, 600.0);
         assert_eq!(l.delay, Delta::from_ms(3));
         assert_eq!(l.bdp(), 300_000_000);
@@ -616,7 +621,7 @@ mod tests {
         assert_eq!(p.total.bytes, 600_006_128);
         assert_eq!(swing(&l).relay.bytes, 300_003_064);
         // R·T = 500,000; H = 300,000,000 + 1,000,000 + 1,500 = 301,001,500
-        // (App. A: Δ + 2R_sT = 301,000,000).
+        // (Bifrost §VI-B configures H = 287 MiB; Δ + 2R_sT = 301,000,000).
         assert_eq!(bifrost(&l, DEFAULT_SLOT, 1).h.bytes, 301_001_500);
         // 4,687,500 blocks, 23 bits (2^22 = 4,194,304 < 4,687,500); reach
         // 262,144 / (2 × 50e9 × 5e-6) = 0.524288 km; 262,144 B per 6 ms =
@@ -649,7 +654,7 @@ mod tests {
         let l = link(100, 80.0);
         // T = 20 us, k = 3: 10,000,000 + 2 × 250,000 + 3 × 1500.
         assert_eq!(bifrost(&l, Delta::from_us(20), 3).h.bytes, 10_504_500);
-        // Constraint checks of seed-000 §2.7.
+        // Constraint checks of Bifrost §V.
         let w = bifrost(&l, Delta::from_us(500), 1).warnings;
         assert!(w.iter().any(|w| w.contains("not below D = 400us")), "{w:?}");
         let w = bifrost(&link(400, 80.0), Delta::from_us(100), 1).warnings;

@@ -1,12 +1,13 @@
 //! The peer's `config.txt` ("KEY value" lines), so its users can run their
 //! experiments unchanged: `rdmasim hpcc CONFIG.txt`.
 //!
-//! Keys and meanings: `specs/peer-hpcc-ns3.md` §3.4. Paths inside are
-//! resolved from the current directory, as the peer does. A key rdmasim does
-//! not model yet is listed in one warning, never silently ignored; keys the
-//! peer itself reads but does not use in the chosen mode are accepted. A
-//! key the peer does not have either is most likely a typo: it gets a
-//! warning of its own at its line, naming the key meant when one is close.
+//! Keys and meanings: HPCC sim's `third.cc` and `mix/config_doc.txt`.
+//! Paths inside are resolved from the current directory, as the peer does.
+//! A key rdmasim does not model yet is listed in one warning, never
+//! silently ignored; keys the peer itself reads but does not use in the
+//! chosen mode are accepted. A key the peer does not have either is most
+//! likely a typo: it gets a warning of its own at its line, naming the key
+//! meant when one is close.
 
 use crate::config::{
     cc_from_peer, check_peer_value, frame_above_buffer, stop_before_flows, unread_flows_warning,
@@ -37,7 +38,7 @@ pub struct PeerConfig {
     pub warnings: Vec<String>,
 }
 
-/// Every key of the peer's config (§3.4). A key not in this list is one the
+/// Every key of the peer's config (`third.cc`). A key not in this list is one the
 /// peer does not know either: most likely a typo, and told apart from the
 /// keys rdmasim does not model.
 const PEER_KEYS: &[&str] = &[
@@ -93,7 +94,7 @@ const PEER_KEYS: &[&str] = &[
     "LINK_DELAY",
 ];
 
-/// Keys the peer reads (§3.4) that only matter for CC modes other than the
+/// Keys the peer reads (`third.cc`) that only matter for CC modes other than the
 /// one chosen, or that it parses without using.
 const INERT_KEYS: &[&str] = &[
     "USE_DYNAMIC_PFC_THRESHOLD",
@@ -320,7 +321,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             "RATE_BOUND" => net.nic.rate_bound = flag(l)?,
             "ACK_HIGH_PRIO" => net.nic.ack_high_prio = flag(l)?,
             "LINK_DOWN" => {
-                // `t_us a b`: at 2 s + t µs the link a–b goes down (§3.4).
+                // `t_us a b`: at 2 s + t µs the link a–b goes down (`third.cc` `TakeDownLink`).
                 let v: Vec<u64> = l
                     .vals
                     .iter()
@@ -389,12 +390,12 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     }
     net.nic.bdp_window = has_win;
     // The peer's switches carry ACKs in the flow's class whatever
-    // ACK_HIGH_PRIO says (§2.2).
+    // ACK_HIGH_PRIO says (`third.cc` sets it for hosts only).
     net.nic.switch_ack_high_prio = false;
-    // The peer has no retransmission timeout (§2.2).
+    // The peer has no retransmission timeout (`RdmaHw`).
     net.nic.rto = None;
     // The monitor samples every 100 ns from QLEN_MON_START while before
-    // QLEN_MON_END (ns), dumping every 100 ms (third.cc, §4).
+    // QLEN_MON_END (ns), dumping every 100 ms (third.cc `monitor_buffer`).
     if qlen_file.is_some() {
         let start = qlen.0.unwrap_or(Time::from_ns(2_000_000_000));
         let end = qlen.1.unwrap_or(start);

@@ -84,7 +84,7 @@ pub fn run_scenario(
     notes.extend_from_slice(sim.warnings());
     if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
         // Allowed (an experiment may want it), but IRN is designed to make
-        // PFC unnecessary (`specs/seed-001-swing.md` §2.2).
+        // PFC unnecessary (IRN; Swing §4.2).
         notes.push(
             "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
              set enabled = false or leave it out"
@@ -274,7 +274,7 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The checked invariants of a finished run (STYLE "Errors, output"): no
+/// The checked invariants of a finished run (rdmasim's own rule): no
 /// drop in a lossless fabric, every flow finished.
 fn invariants(
     net: &NetConfig,

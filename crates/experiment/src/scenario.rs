@@ -32,7 +32,7 @@ pub struct Scenario {
 /// `PFC_OUTPUT_FILE`), besides the run directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PeerOutputs {
-    /// The FCT file (`specs/peer-hpcc-ns3.md` §4).
+    /// The FCT file (the peer's format, `third.cc` `qp_finish`).
     pub fct: PathBuf,
     /// The PFC file, if wanted; setting it turns PFC recording on.
     pub pfc: Option<PathBuf>,

@@ -67,7 +67,7 @@ pub struct Counters {
     /// Paused time summed over every port and class, ns.
     pub paused_ns: u64,
     /// Paused time of the hosts' NIC ports alone, ns (the servers' share
-    /// of pause, `specs/seed-001-swing.md` §5.5).
+    /// of pause, Swing §6.1's "PFC pause duration").
     pub host_paused_ns: u64,
     /// Data frames ECN-marked.
     pub ecn_marks: u64,

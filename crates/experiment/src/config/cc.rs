@@ -20,8 +20,8 @@ use net::cc::{
 use serde::Deserialize;
 use std::fmt::Write as _;
 
-/// The peer's spec, where most defaults come from.
-const PEER: &str = "specs/peer-hpcc-ns3.md";
+/// The peer (`docs/sources.md`), where most defaults come from.
+const PEER: &str = "HPCC sim";
 
 /// Declares the congestion controls: see the module's documentation.
 macro_rules! congestion_controls {
@@ -250,7 +250,7 @@ congestion_controls! {
     /// DCQCN (the peer's Mellanox flavour).
     Dcqcn(Dcqcn) dcqcn: DcqcnConfig, DcqcnSection,
     peer mode 1,
-    defaults "{PEER} §2.3, run.py \"dcqcn\" at 100 Gb/s.",
+    defaults "{PEER} `rdma-hw.cc` (the `…Mlx` functions), run.py \"dcqcn\" at 100 Gb/s.",
     {
         /// Alpha update period.
         alpha_interval: String as Duration, peer "ALPHA_RESUME_INTERVAL", shown "";
@@ -277,7 +277,7 @@ congestion_controls! {
     /// HPCC (the peer's `CC_MODE 3`).
     Hpcc(Hpcc) hpcc: HpccConfig, HpccSection,
     peer mode 3,
-    defaults "{PEER} §2.3, run.py \"hp\" (AI from the HPCC paper's figures).",
+    defaults "{PEER} `RdmaHw::UpdateRateHp`, run.py \"hp\" (AI from the HPCC paper's figures).",
     {
         /// Target utilisation η.
         eta: f64 as Fraction, peer "U_TARGET", shown "";
@@ -298,7 +298,7 @@ congestion_controls! {
     /// HPCC-PINT (the peer's `CC_MODE 10`).
     HpccPint(Pint) hpcc_pint: PintConfig, PintSection,
     peer mode 10,
-    defaults "{PEER} §2.3 (CC_MODE 10).",
+    defaults "{PEER} `RdmaHw::UpdateRateHpPint` (CC_MODE 10).",
     {
         /// Target utilisation η.
         eta: f64 as Fraction, peer "U_TARGET", shown "";
@@ -317,7 +317,7 @@ congestion_controls! {
     /// TIMELY (the peer's `CC_MODE 7`).
     Timely(Timely) timely: TimelyConfig, TimelySection,
     peer mode 7,
-    defaults "{PEER} §2.3 (attributes of the peer, not keys).",
+    defaults "{PEER} `RdmaHw::UpdateRateTimely` (attributes of the peer, not keys).",
     {
         /// EWMA weight of the newest RTT difference.
         alpha: f64 as Fraction, shown "EWMA weight of the newest RTT difference";
@@ -340,7 +340,7 @@ congestion_controls! {
     /// The peer's rate-based DCTCP (`CC_MODE 8`).
     Dctcp(Dctcp) dctcp: DctcpConfig, DctcpSection,
     peer mode 8,
-    defaults "{PEER} §2.3, run.py \"dctcp\".",
+    defaults "{PEER} `RdmaHw::HandleAckDctcp`, run.py \"dctcp\".",
     {
         /// Alpha gain.
         g: f64 as Fraction, peer "EWMA_GAIN", shown "(1/16)";
@@ -352,7 +352,7 @@ congestion_controls! {
 
     /// Swift-like RTT AIMD on a window (Bifröst's CC).
     Swift(Swift) swift: SwiftConfig, SwiftSection,
-    defaults "specs/seed-002-bifrost-pfcfree.md §11 (values are rdmasim's choice after Swift).",
+    defaults "Bifröst (PFC-free) §3.4.3 (values are rdmasim's choice after Swift).",
     check swift_window_order,
     note "ai, cwnd_min: default one MTU; cwnd_max (and initial window): line rate x target",
     {

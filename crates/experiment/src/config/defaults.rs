@@ -14,7 +14,7 @@ use crate::fmt::{fmt_bytes, fmt_delta};
 use net::{Headroom, NetConfig};
 use std::fmt::Write as _;
 
-const PEER: &str = "specs/peer-hpcc-ns3.md";
+const PEER: &str = "HPCC sim";
 
 /// Every config key with its default, as a TOML file. Keys without a
 /// default (the shape of the topology and the workload) are shown with the
@@ -38,8 +38,8 @@ pub fn defaults_toml() -> String {
 # bytes per second, as in ns-3), durations "1us",
 # sizes "32MiB" ("KB"/"MB" are decimal, "KiB"/"MiB" binary), and link
 # delays either as durations or as fibre lengths ("80km", 5 us/km).
-# Comments give each default's source: the peer simulator's spec
-# ({PEER}, section) or rdmasim's own choice.
+# Comments give each default's source: the peer ({PEER}: file, function
+# or key; docs/sources.md), a paper, or rdmasim's own choice.
 
 [run]
 name = "defaults"                 # default: the config file's name; names runs/<name>
@@ -51,8 +51,8 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 #        | "links" | "file"
 #   fat_tree:      k (required, even), host_rate, fabric_rate (default: host_rate), delay
 #   clos:          pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, host_rate,
-#                  fabric_rate, delay (defaults: the peer's fat tree, {PEER} §2.4)
-#   peer_fat_tree: no keys (320 hosts, 100/400 Gb/s, 1 us; {PEER} §2.4)
+#                  fabric_rate, delay (defaults: the peer's fat tree, {PEER} `mix/fat.txt`)
+#   peer_fat_tree: no keys (320 hosts, 100/400 Gb/s, 1 us; {PEER} `mix/fat.txt`)
 #   leaf_spine:    leaves, spines, hosts_per_leaf (required), host_rate,
 #                  oversubscription (default 1.0), delay
 #   star:          hosts (required), rate, delay
@@ -60,18 +60,19 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 #   cross_dc:      dcs, k, hosts_per_tor, host_rate, fabric_rate, delay, long_links,
 #                  long_rate, long_length or long_delay, relays (defaults: two k = 4 fat trees,
 #                  2 hosts per ToR, 100 Gb/s, one 400 Gb/s x 80 km link, no relays;
-#                  specs/seed-001-swing.md §5; relays = true puts a Swing PFC relay at each
-#                  end of every long link, §3.1)
+#                  Swing §6.1; relays = true puts a Swing PFC relay at each
+#                  end of every long link, Swing §5.1)
 #   links:         hosts, switches, links (required): nodes 0.. are the hosts, then the
 #                  switches; links = [{{ a, b, rate, delay }}, ...] (rate default 100Gbps,
 #                  delay default 1us, or a length); parallel switch links allowed
-#   file:          path (a peer topology file, relative to this file; {PEER} §3.1)
+#   file:          path (a peer topology file, relative to this file;
+#                  {PEER} `third.cc` TOPOLOGY_FILE)
 kind = "fat_tree"
 k = 4
-host_rate = "{rate}"             # rdmasim's choice (the peer's host rate, {PEER} §2.4)
+host_rate = "{rate}"             # rdmasim's choice (the peer's host rate, {PEER} `mix/fat.txt`)
 fabric_rate = "{rate}"
-delay = "{delay}"                     # rdmasim's choice (the peer's fat tree, {PEER} §2.4); or "80km"
-error_rate_per_link = {err:?}       # {PEER} §3.4 ERROR_RATE_PER_LINK
+delay = "{delay}"                     # rdmasim's choice (the peer's fat tree, {PEER} `mix/fat.txt`); or "80km"
+error_rate_per_link = {err:?}       # {PEER} ERROR_RATE_PER_LINK
 
 [workload]
 # kind = "poisson" | "incast" | "bulk" | "probes" | "file"
@@ -79,36 +80,36 @@ error_rate_per_link = {err:?}       # {PEER} §3.4 ERROR_RATE_PER_LINK
 #            (default all), dsts (default: the other hosts; with it, hosts only send),
 #            host_rate (default: the hosts' link rate), pg, dport
 #   incast:  receiver, size (required), senders (a list) or senders_count,
-#            start, pg, dport (default {incast_dport}: the peer's incast, {PEER} §3.2)
+#            start, pg, dport (default {incast_dport}: the peer's incast, {PEER} `fct_analysis.py`)
 #   bulk:    hosts, dsts (required), flows (default 1, spread over hosts in turn), size
 #            (default "endless": until the stop time, not counted as unfinished), start,
-#            pg, dport (perftest's bandwidth test; specs/seed-000-bifrost-longhaul.md §4.1)
+#            pg, dport (perftest's bandwidth test; Bifrost §VI-A)
 #   probes:  hosts, dsts, size, interval, duration (required), start, pg, dport: flows of
 #            size at Poisson times with mean gap interval (perftest's latency test)
-#   file:    path (a peer flow file, relative to this file; {PEER} §3.2)
+#   file:    path (a peer flow file, relative to this file; {PEER} `third.cc` FLOW_FILE)
 # More generators, merged in: [[workload.extra]] tables with the same keys.
 kind = "poisson"
 load = 0.3
 duration = "1ms"
 cdf = "{cdf}"                # or "fb_hadoop", or a CDF file ("size cumulative" lines)
 start = "0s"
-pg = {pg}                            # {PEER} §3.2 (pg 3 in every peer flow file)
-dport = {dport}                        # {PEER} §3.2 ("normal" traffic)
+pg = {pg}                            # {PEER} (pg 3 in every peer flow file)
+dport = {dport}                        # {PEER} `fct_analysis.py` ("normal" traffic)
 
 {cc}
 [pfc]
-enabled = {pfc_on}                    # {PEER} §2.4
-mode = "{pfc_mode}"           # "until_resume" ({PEER} §2.4) | "quanta" (IEEE 802.1Qbb)
+enabled = {pfc_on}                    # {PEER} `switch-mmu.cc`
+mode = "{pfc_mode}"           # "until_resume" ({PEER} `QbbNetDevice::Receive`) | "quanta" (IEEE 802.1Qbb)
 # quanta = {quanta}                # mode = "quanta" only; rdmasim's choice (the largest pause)
 # refresh_fraction = {refresh}        # mode = "quanta" only; rdmasim's choice
 
 [buffer]
-size = "{bsize}"                   # {PEER} §2.4 BUFFER_SIZE (32 MB at 100G)
-reserve = "{reserve}"                 # {PEER} §2.4 (4 KB per ingress port and class)
-headroom = "{headroom}"                 # "auto" = factor x rate x delay, or a size per port; {PEER} §2.4
-headroom_factor = {factor:?}           # {PEER} §2.4 (3 x rate x delay)
-alpha_shift = {shift}                 # {PEER} §2.4 (alpha 1/8 at NIC speed)
-resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
+size = "{bsize}"                   # {PEER} BUFFER_SIZE (32 MB at 100G)
+reserve = "{reserve}"                 # {PEER} `switch-mmu.cc` (4 KB per ingress port and class)
+headroom = "{headroom}"                 # "auto" = factor x rate x delay, or a size per port; {PEER} `third.cc`
+headroom_factor = {factor:?}           # {PEER} `third.cc` (3 x rate x delay)
+alpha_shift = {shift}                 # {PEER} `third.cc` (alpha 1/8 at NIC speed)
+resume_offset = "{resume}"           # {PEER} `switch-mmu.cc` (resume at threshold - 3 KB)
 
 # Per-port settings that replace the switch-wide [buffer], [ecn] and [pfc]
 # ones (none by default), by class, applied in this order, later winning:
@@ -123,18 +124,19 @@ resume_offset = "{resume}"           # {PEER} §2.4 (resume at threshold - 3 KB)
 # headroom = "40MB"
 # ecn = false
 
-# Link failures (the peer's LINK_DOWN, {PEER} §3.4): at `at`, the
-# link between nodes a and b goes down for good and routes are recomputed.
-# None by default.
+# Link failures (the peer's LINK_DOWN, {PEER} `third.cc` `TakeDownLink`):
+# at `at`, the link between nodes a and b goes down for good and routes are
+# recomputed. None by default.
 # [[link_down]]
 # at = "1ms"
 # a = 0
 # b = 16
 
 [ecn]
-enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
+enabled = {ecn_on}                    # {PEER} ENABLE_QCN
 # Thresholds per port speed (a [[ecn.thresholds]] list replaces all of these);
-# a port of another speed scales the nearest entry. {PEER} §2.4 (run.py, config.txt).
+# a port of another speed scales the nearest entry. {PEER} run.py
+# KMIN_MAP/KMAX_MAP/PMAX_MAP, mix/config.txt.
 "#,
         seed = n.seed,
         cc = cc::defaults_text(),
@@ -174,38 +176,38 @@ enabled = {ecn_on}                    # {PEER} §2.4 ENABLE_QCN
         s,
         r#"
 [nic]
-mtu = "{mtu}B"                     # payload per packet; {PEER} §2.1 PACKET_PAYLOAD_SIZE
-data_header = "{hdr}B"               # {PEER} §2.1 (14 + 20 + 8 + 6)
-ack_bytes = "{ack}B"                 # {PEER} §2.1 (padded to 60 B)
-ack_high_prio = {ahp}              # {PEER} §2.2 ACK_HIGH_PRIO
-switch_ack_high_prio = {sahp}       # switches carry those ACKs in class 0 too; rdmasim's choice (the peer: false, {PEER} §2.2)
-rate_bound = {rb}                 # {PEER} §3.4 RATE_BOUND
-{window}             # fixed in-flight window; default none ({PEER} §2.2 HAS_WIN 0 for DCQCN)
-nack_interval = "{nack}"          # {PEER} §2.2 (NACK generation interval)
-ack_interval = "{acki}B"              # {PEER} §3.4 L2_ACK_INTERVAL
-chunk = "{chunk}B"                  # {PEER} §3.4 L2_CHUNK_SIZE
-back_to_zero = {btz}              # {PEER} §3.4 L2_BACK_TO_ZERO
-bdp_window = {bdpw}               # window = BDP; {PEER} §3.4 HAS_WIN (1 for HPCC/DCTCP in run.py)
-global_t = {gt}                  # base RTT/BDP = maxima over all pairs; {PEER} §3.4 GLOBAL_T
-var_win = {vw}                   # window x rate / line rate; {PEER} §3.4 VAR_WIN
+mtu = "{mtu}B"                     # payload per packet; {PEER} PACKET_PAYLOAD_SIZE
+data_header = "{hdr}B"               # {PEER} `CustomHeader` (14 + 20 + 8 + 6)
+ack_bytes = "{ack}B"                 # {PEER} `RdmaHw::ReceiveUdp` (padded to 60 B)
+ack_high_prio = {ahp}              # {PEER} ACK_HIGH_PRIO
+switch_ack_high_prio = {sahp}       # switches carry those ACKs in class 0 too; rdmasim's choice (the peer: false; `third.cc` sets it on hosts only)
+rate_bound = {rb}                 # {PEER} RATE_BOUND
+{window}             # fixed in-flight window; default none ({PEER} run.py: HAS_WIN 0 for DCQCN)
+nack_interval = "{nack}"          # {PEER} `RdmaHw` (NACK generation interval)
+ack_interval = "{acki}B"              # {PEER} L2_ACK_INTERVAL
+chunk = "{chunk}B"                  # {PEER} L2_CHUNK_SIZE
+back_to_zero = {btz}              # {PEER} L2_BACK_TO_ZERO
+bdp_window = {bdpw}               # window = BDP; {PEER} HAS_WIN (1 for HPCC/DCTCP in run.py)
+global_t = {gt}                  # base RTT/BDP = maxima over all pairs; {PEER} GLOBAL_T
+var_win = {vw}                   # window x rate / line rate; {PEER} VAR_WIN
 rto = "{rto}"                       # go-back-N's retransmission timeout or "off"; rdmasim's choice (the peer has none)
 
 [transport]
-kind = "{tr_kind}"                # "go_back_n" ({PEER} §2.2) | "irn" (selective repeat, specs/seed-001-swing.md §2.2)
-# Used with kind = "irn": Swing's IRN-intra (specs/seed-001-swing.md §4.3). IRN runs
+kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selective repeat; IRN, Swing §2.1)
+# Used with kind = "irn": Swing's IRN-intra (Swing §6.1). IRN runs
 # on a lossy fabric: choosing it turns PFC off unless [pfc] enabled is given, so
 # remove "enabled" above (or set it to false). [nic] rto, nack_interval,
 # ack_interval, chunk and back_to_zero are go-back-N's and do not apply.
 # bitmap = {irn_bitmap}                    # packets outstanding beyond the cumulative ACK (BDP-FC): one BDP of a 12.72 us, 100G path in 1500 B packets
 # rto_low = "{irn_low}"                # timeout while fewer than rto_low_threshold packets are in flight (about the base RTT)
 # rto_high = "{irn_high}"              # timeout otherwise
-# rto_low_threshold = {irn_n}           # IRN's N (IRN's rule; Swing §2.2 says "flows shorter than 3 MTU")
-# IRN-inter (Swing §4.3): bitmap = 6809, rto_low = "817us", rto_high = "1875us".
-# Bifrost's IRN (specs/seed-000-bifrost-longhaul.md §3.7): bitmap = 50134,
+# rto_low_threshold = {irn_n}           # IRN's N (IRN's rule; Swing §2.1 says flows "less than three MTU" long)
+# IRN-inter (Swing §6.1): bitmap = 6809, rto_low = "817us", rto_high = "1875us".
+# Bifrost's IRN (Bifrost §VI-B): bitmap = 50134,
 # rto_low = "6017us", rto_high = "7075us".
 
 [output]
-record_pfc = false                # write pfc.txt ({PEER} §4, PFC file); rdmasim's choice
+record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, PFC file); rdmasim's choice
 
 # Time series (timeseries.csv, qp_rates.csv): off unless this section is
 # present; rdmasim's choices.

@@ -158,8 +158,8 @@ pub(super) fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<
 }
 
 /// `[transport]`; `pfc_enabled_given`: whether `[pfc] enabled` is set.
-/// IRN runs on a lossy fabric (`specs/seed-001-swing.md`
-/// §2.2, §4.3: "PFC is disabled"), so choosing it turns PFC off unless
+/// IRN runs on a lossy fabric (Swing §4.2: "we disable PFC on all switches
+/// and hosts", as IRN recommends), so choosing it turns PFC off unless
 /// `[pfc] enabled` says otherwise; IRN over PFC stays possible, written out.
 /// Go-back-N's keys in `[nic]` (`rto`, `nack_interval`, `ack_interval`,
 /// `chunk`, `back_to_zero`) are accepted and do not apply to IRN, so a

@@ -132,7 +132,7 @@ pub(super) fn build_ports(
     net: &mut NetConfig,
 ) -> R<()> {
     use net::{PortRule, PortSettings};
-    // Relays (seed-001 §3.2): the L port relays the PFC frames it receives;
+    // Relays (Swing §5.2): the L port relays the PFC frames it receives;
     // the R port obeys them and never pauses its upstream.
     if let Some(lay) = layout {
         for i in 0..lay.long_link_range().len() {
@@ -455,8 +455,8 @@ fn cbfc(
 fn cbfc_about() -> String {
     let c = CbfcConfig::real(0);
     format!(
-        "# With fc = \"cbfc\" or \"cbfc_ideal\" (credits, specs/seed-000-bifrost-longhaul.md
-# §3.6; both ends of a link alike): cbfc_buffer (advertised per class; default
+        "# With fc = \"cbfc\" or \"cbfc_ideal\" (credits, IBTA; Bifrost §II-B;
+# both ends of a link alike): cbfc_buffer (advertised per class; default
 # xoff + headroom), cbfc_update_blocks (credit update after this many freed
 # 64 B blocks; default {}), cbfc_update_period (flush smaller ones
 # after this long; default \"{}\"); rdmasim's choices.
@@ -514,12 +514,12 @@ fn bifrost_about() -> String {
         })
         .collect();
     format!(
-        "# With fc = \"bifrost\" (specs/seed-000-bifrost-longhaul.md): bifrost_t (slot T;
-# default \"{}\"), bifrost_h (reserved H; default Δ + 2·R·T + k·MTU),
-# bifrost_k (leak-check period in slots; default {}), bifrost_delta (Δ;
-# default the link's propagation BDP in whole slots), bifrost_reading
-# ({}), bifrost_trace (write
-# bifrost_trace.csv; default false).
+        "# With fc = \"bifrost\" (Bifrost §IV-B, Alg. 1; docs/bifrost.md):
+# bifrost_t (slot T; default \"{}\"), bifrost_h (reserved H; default
+# Δ + 2·R·T + k·MTU), bifrost_k (leak-check period in slots; default {}),
+# bifrost_delta (Δ; default the link's propagation BDP in whole slots),
+# bifrost_reading ({}), bifrost_trace (write bifrost_trace.csv; default
+# false).
 ",
         fmt_delta(b.t_slot),
         b.k,
@@ -535,7 +535,7 @@ pub(super) fn defaults_text() -> String {
         "Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom \
          outside the shared pool), alpha_shift, ecn (true/false), fc ({}), egress \
          (switch ports: {}; default \"classes\"). \
-         specs/seed-001-swing.md §4.1-4.2 for the long-haul values.",
+         Swing §6.1 for the long-haul values.",
         names.join(" | "),
         EgressChoice::ALL
             .iter()

@@ -307,7 +307,7 @@ fn transport_irn_keys_defaults_and_errors() {
     assert!(!n.pfc.enabled);
     let n = build("[transport]\nkind = \"irn\"\n[pfc]\nenabled = true\n");
     assert!(n.pfc.enabled);
-    // Swing's IRN-inter (seed-001 §4.3).
+    // Swing's IRN-inter (Swing §6.1).
     let n = build(
         "[transport]\nkind = \"irn\"\nbitmap = 6809\nrto_low = \"817us\"\n\
          rto_high = \"1875us\"\nrto_low_threshold = 2\n",

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use topo::{ClosSpec, Topology};
 
 /// Default link rate of generated topologies (the peer's hosts run at
-/// 100 Gb/s, `specs/peer-hpcc-ns3.md` §2.4).
+/// 100 Gb/s, HPCC sim's `mix/fat.txt`).
 pub const DEFAULT_LINK_RATE: &str = "100Gbps";
 
 /// Default link delay of generated topologies (the peer's fat tree: 1 µs).
@@ -275,7 +275,7 @@ pub(super) fn build_topology(
             )
         }
         TopologyKind::CrossDc => {
-            // Every key defaults to the Swing/Bifrost setup (seed-001 §5.2).
+            // Every key defaults to the Swing/Bifrost setup (Swing §6.1).
             let d = topo::CrossDcSpec::SWING;
             let or = |v: &Option<u32>, d: u32, key: &str| -> R<u32> {
                 match v {

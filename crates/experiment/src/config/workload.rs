@@ -8,13 +8,16 @@ use serde::Deserialize;
 use topo::Topology;
 use workload::{FlowSpec, PoissonSpec, SizeCdf};
 
-/// Default priority class of generated flows (the peer's `pg`, §3.2).
+/// Default priority class of generated flows (the peer's `pg`, 3 in its
+/// flow files).
 pub const DEFAULT_PG: u8 = 3;
 
-/// Default destination port of Poisson flows (the peer's "normal", §3.2).
+/// Default destination port of Poisson flows (the peer's "normal" traffic,
+/// `fct_analysis.py` dport 100).
 pub const DEFAULT_DPORT: u16 = 100;
 
-/// Default destination port of incast flows (the peer's incast, §3.2).
+/// Default destination port of incast flows (the peer's incast,
+/// `fct_analysis.py` dport 200).
 pub const DEFAULT_INCAST_DPORT: u16 = 200;
 
 /// Default CDF of Poisson workloads.

@@ -43,7 +43,7 @@ pub(crate) struct RunFiles<'a> {
 }
 
 /// The header of `bifrost_trace.csv`: per Bifrost port and slot, the
-/// symbols of `specs/seed-000-bifrost-longhaul.md` §2.3 after the slot's
+/// symbols of Bifrost's Algorithm 1 and Table I after the slot's
 /// update, and L + F − H (Theorem 1: at most 0).
 pub const BIFROST_TRACE_HEADER: &str =
     "node,port,n,time_ns,L,F,r,c,c_hat,p_quanta,L_plus_F_minus_H";
@@ -315,8 +315,9 @@ pub(crate) fn in_completion_order(records: &[FlowRecord], order: &[u32]) -> Vec<
         .collect()
 }
 
-/// The peer's PFC file (§4): `time_ns node_id node_type if_index type` per
-/// frame received; node type 1 = switch, 0 = host; type 1 = pause, 0 = resume.
+/// The peer's PFC file (HPCC sim `third.cc` `get_pfc`): `time_ns node_id
+/// node_type if_index type` per frame received; node type 1 = switch,
+/// 0 = host; type 1 = pause, 0 = resume.
 pub fn peer_pfc_text(log: &[PfcLogEntry]) -> String {
     let mut s = String::with_capacity(log.len() * 24);
     for e in log {

@@ -72,7 +72,7 @@ pub struct RunNumbers {
     pub variant: String,
     /// The other axes' values, `k=v` joined by commas ("" if none).
     pub point: String,
-    /// Per group, in the spec's order.
+    /// Per group, in the [`ReportSpec`]'s order.
     pub groups: Vec<GroupStats>,
     /// Host NIC paused time, ns.
     pub host_paused_ns: f64,
@@ -80,7 +80,7 @@ pub struct RunNumbers {
     pub retransmitted: f64,
     /// Frames dropped.
     pub drops: f64,
-    /// Average transmit rate of each of the spec's ports over the run,
+    /// Average transmit rate of each of the [`ReportSpec`]'s ports over the run,
     /// Gb/s (NaN where unknown).
     pub port_gbps: Vec<f64>,
 }
@@ -543,7 +543,7 @@ mod tests {
             baseline: "pfc".into(),
             groups: vec![("inter".into(), GroupOf::Dports(vec![100]))],
             paper: vec![PaperRow {
-                target: "T5".into(),
+                target: "Fig. 13a".into(),
                 variant: "swing".into(),
                 baseline: None,
                 group: "inter".into(),

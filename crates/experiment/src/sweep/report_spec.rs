@@ -11,7 +11,7 @@
 //! # or by DC: { inter = "cross:16", intra = "within:16" } (16 hosts per DC)
 //!
 //! [[report.paper]]
-//! target = "T5"                # a label, e.g. the spec's target
+//! target = "Fig. 13a"          # a label, e.g. the paper's figure
 //! variant = "swing"
 //! group = "inter"              # not needed for run-wide metrics
 //! metric = "fct_avg"           # see Metric
@@ -76,7 +76,7 @@ impl Metric {
 /// One published reduction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PaperRow {
-    /// Label (the spec's target).
+    /// Label (e.g. the paper's figure).
     pub target: String,
     /// The variant compared.
     pub variant: String,
