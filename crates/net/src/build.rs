@@ -205,7 +205,7 @@ impl Simulation {
                         });
                     }
                     let twin = node_first_port[node] + (1 - local as u32);
-                    AnyFc::Swing(SwingRelay::new(Box::new(fc), twin))
+                    AnyFc::Swing(SwingRelay::new(fc, twin))
                 } else {
                     fc
                 };

@@ -50,7 +50,7 @@ pub enum AnyFc {
     Bifrost(Bifrost),
     /// A Swing relay's local port: its own flow control, and every control
     /// frame it receives sent on out of the relay's other port.
-    Swing(SwingRelay<Box<AnyFc>>),
+    Swing(SwingRelay<AnyFc>),
 }
 
 impl AnyFc {

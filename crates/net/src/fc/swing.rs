@@ -17,7 +17,8 @@ use engine::{Rate, Time};
 /// frames are relayed to.
 #[derive(Clone, Debug)]
 pub struct SwingRelay<F> {
-    inner: F,
+    // Boxed: a relay may wrap the enum that holds it.
+    inner: Box<F>,
     /// The relay's other port (a port id of the simulation).
     twin: u32,
 }
@@ -25,7 +26,10 @@ pub struct SwingRelay<F> {
 impl<F: FlowControl> SwingRelay<F> {
     /// Relay what arrives here to port `twin`, and let `inner` act on it.
     pub fn new(inner: F, twin: u32) -> SwingRelay<F> {
-        SwingRelay { inner, twin }
+        SwingRelay {
+            inner: Box::new(inner),
+            twin,
+        }
     }
 
     /// The port's own flow control.
