@@ -3,12 +3,15 @@
 //! peer's ideal FCTs and base RTTs, and the first events.
 
 use crate::config::NetConfig;
-use crate::fc::{AnyFc, Bifrost, Cbfc, FcOutbox, FlowControl, Lossy, Pfc, SwingRelay};
+use crate::context::Ctx;
+use crate::event::Event;
+use crate::fc::{AnyFc, Bifrost, Cbfc, FlowControl, Lossy, Pfc, SwingRelay};
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::port::{CacheLine, Port, PortCounters};
 use crate::qp::Nic;
-use crate::sim::{Event, Simulation, Switch};
+use crate::sim::Simulation;
+use crate::switch::Switch;
 use crate::wire::Packet;
 use engine::{EventQueue, Rate, Rng, Time};
 use topo::{NodeKind, Topology};
@@ -294,6 +297,7 @@ impl Simulation {
                 node_nic[node] = nics.len() as u32;
                 ports[first as usize].owner = u16::try_from(nics.len()).unwrap_or(u16::MAX);
                 nics.push(Nic {
+                    id: nics.len() as u32,
                     port: first,
                     line_rate: ports[first as usize].rate,
                     acks: Fifo::new(),
@@ -352,10 +356,14 @@ impl Simulation {
             }
             switches.push(Switch {
                 first_port: first,
+                id: switches.len() as u16,
+                n_ports: count as u16,
                 mmu,
                 ecn,
                 routes: Vec::new(),
                 route_rows: Vec::new(),
+                ecn_on: cfg.ecn.enabled,
+                pint: None,
             });
         }
 
@@ -503,6 +511,13 @@ impl Simulation {
                 (max_rtt, max_bdp)
             });
 
+        if let Some(base) = cfg.cc.pint_log_base() {
+            // PINT measures utilisation over the largest base RTT.
+            let t_ns = max_rtt_bdp.map_or(1, |(rtt, _)| rtt);
+            for sw in &mut switches {
+                sw.pint = Some((base, t_ns));
+            }
+        }
         let mut q = EventQueue::new();
         if let Some(f) = flows.first() {
             q.push(f.start, Event::FlowArrive);
@@ -538,9 +553,8 @@ impl Simulation {
         }
         let n_flows = flows.len();
         let mut sim = Simulation {
+            cx: Ctx::new(q, qlen, n_flows),
             cfg,
-            now: Time::ZERO,
-            q,
             ports,
             node_switch,
             node_nic,
@@ -551,26 +565,15 @@ impl Simulation {
             rx: Vec::with_capacity(n_flows),
             flows,
             next_flow: 0,
-            finished: 0,
-            completion_order: Vec::with_capacity(n_flows),
             ideal_fct_ns,
             pair_rtt_bw,
             max_rtt_bdp,
-            int_pool: Default::default(),
             link_up: vec![true; topo.links.len()],
-            qlen,
             topo: topo.clone(),
             link_port,
             hosts,
             failures,
-            events: 0,
-            packet_hops: 0,
-            outbox: FcOutbox::default(),
-            kick: Vec::new(),
-            record_pfc: false,
-            pfc_log: Vec::new(),
             sport_next: std::collections::HashMap::new(),
-            tx_log: Vec::new(),
             monitor: None,
             drop_once: Vec::new(),
             lossy: false,
@@ -584,23 +587,24 @@ impl Simulation {
         // trains, before it carries data; delivering them over the wire at
         // t = 0 would idle a 600 km link for its first 3 ms.)
         for port in 0..sim.ports.len() as u32 {
-            let mut out = std::mem::take(&mut sim.outbox);
-            sim.ports[port as usize].fc.on_start(Time::ZERO, &mut out);
-            let link_up: Vec<Packet> = out.frames.drain(..).collect();
-            sim.outbox = out;
+            sim.ports[port as usize]
+                .fc
+                .on_start(Time::ZERO, &mut sim.cx.outbox);
+            let link_up: Vec<Packet> = sim.cx.outbox.frames.drain(..).collect();
             sim.apply_fc_outbox(port);
             let peer = sim.ports[port as usize].peer;
             let rate = sim.ports[peer as usize].rate;
             for frame in &link_up {
-                let mut out = std::mem::take(&mut sim.outbox);
                 sim.ports[peer as usize]
                     .fc
-                    .on_ctrl(Time::ZERO, frame, rate, &mut out);
-                sim.outbox = out;
+                    .on_ctrl(Time::ZERO, frame, rate, &mut sim.cx.outbox);
                 sim.apply_fc_outbox(peer);
             }
         }
-        while let Some(p) = sim.kick.pop() {
+        // Ports that the start made able to send, of any device: each
+        // device's `try_send` then empties the stack of its own.
+        let kicked = std::mem::take(&mut sim.cx.kick);
+        for &p in kicked.iter().rev() {
             sim.try_send(p);
         }
         Ok(sim)

@@ -19,9 +19,13 @@ pub mod wire;
 
 mod build;
 mod cache;
+mod context;
+mod device;
+mod event;
 mod failure;
 mod fifo;
 mod int_pool;
+mod link;
 mod nic;
 mod observe;
 mod port;

@@ -4,106 +4,211 @@
 //! transport's (`transport/`): the NIC asks it what to send, tells it what
 //! was sent and what came back, and schedules the timer it asks for. The
 //! defaults of the NIC are its model's ([`model`]).
+//!
+//! Its handlers are methods on a [`Host`]: the NIC, its port and the
+//! queue pairs and receivers of the flows, given a [`Ctx`]. A NIC touches
+//! only its own flows' entries: the QPs of the flows it sends, the
+//! receivers of those it receives.
 
 pub mod model;
 
 use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
+use crate::config::NetConfig;
+use crate::context::Ctx;
+use crate::device::{flush_port, hear_ctrl, may_start, take_fc_outbox};
+use crate::event::Event;
 use crate::fc::FlowControl;
-use crate::qp::{Qp, RTO_SLOT};
-use crate::sim::{Event, Simulation};
+use crate::port::Port;
+use crate::qp::{Nic, Qp, RTO_SLOT};
 use crate::transport::{AnyReliability, Receiver, Reliability, RxReply, SendSeq};
 use crate::wire::{Packet, PacketKind, QueueKey, NO_INT};
 use engine::{Delta, EventQueue, Rate, Time};
+use workload::FlowSpec;
 
 /// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
 /// plus the CC's header copy (the peer's `qbbHeader`, `RdmaHw::ReceiveUdp`).
 const ACK_BASE_BYTES: u32 = 46;
 
-impl Simulation {
-    /// Create the QP of the next flow and schedule the one after.
-    pub(crate) fn flow_arrive(&mut self) {
-        let id = self.next_flow;
-        self.next_flow += 1;
-        if let Some(next) = self.flows.get(self.next_flow) {
-            self.q.push(next.start, Event::FlowArrive);
-        }
-        debug_assert_eq!(self.qps.len(), id);
-        let sport = self.sport_for(id);
-        let f = &self.flows[id];
-        let nic_id = self.node_nic[f.src as usize];
-        let nic = &mut self.nics[nic_id as usize];
+/// A NIC with what its handlers work on.
+#[derive(Debug)]
+pub(crate) struct Host<'a> {
+    pub nic: &'a mut Nic,
+    /// The NIC's port (global id `nic.port`).
+    pub port: &'a mut Port,
+    /// Every flow's QP, by flow id (of which this NIC sends some).
+    pub qps: &'a mut [Qp],
+    /// Every flow's receiver, by flow id (of which this NIC receives some).
+    pub rx: &'a mut [Receiver],
+    pub cfg: &'a NetConfig,
+}
+
+impl Qp {
+    /// The QP of flow `id` (`f`), sent by NIC `nic` of `line_rate` from
+    /// source port `sport`, starting now. `pair_rtt_bw`: the base RTT (ns)
+    /// and bottleneck rate (bps) of its hosts' path; `max_rtt_bdp`: the
+    /// largest RTT and BDP over all pairs, when `global_t` uses them.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn open(
+        id: usize,
+        f: &FlowSpec,
+        nic: u32,
+        line_rate: Rate,
+        sport: u16,
+        (pair_rtt, pair_bw): (u64, u64),
+        max_rtt_bdp: Option<(u64, u64)>,
+        cfg: &NetConfig,
+        now: Time,
+    ) -> Qp {
         // The peer's per-QP base RTT and window (third.cc): the maxima over
         // all pairs with GLOBAL_T, else this pair's.
-        let (pair_rtt, pair_bw) = self.pair_rtt_bw[id];
         let pair_bdp = (pair_rtt as u128 * pair_bw as u128 / 8_000_000_000) as u64;
-        let (rtt_ns, bdp) = self.max_rtt_bdp.unwrap_or((pair_rtt, pair_bdp));
+        let (rtt_ns, bdp) = max_rtt_bdp.unwrap_or((pair_rtt, pair_bdp));
         let env = CcEnv {
-            line_rate: nic.line_rate,
+            line_rate,
             base_rtt: Delta::from_ns(rtt_ns),
             bdp,
-            mtu: self.cfg.nic.mtu_payload,
-            rng_seed: self.cfg.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            mtu: cfg.nic.mtu_payload,
+            rng_seed: cfg.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         };
-        let base_win = match self.cfg.nic.window {
+        let base_win = match cfg.nic.window {
             Some(w) => w,
-            None if self.cfg.nic.bdp_window => bdp,
+            None if cfg.nic.bdp_window => bdp,
             None => 0,
         };
-        self.qps.push(Qp {
+        Qp {
             src: f.src,
             dst: f.dst,
             sport,
             dport: f.dport,
             pg: f.pg,
             size: f.size,
-            start: self.now,
+            start: now,
             snd: SendSeq::default(),
-            next_avail: self.now,
-            cc: self.cfg.cc.build(&env),
+            next_avail: now,
+            cc: cfg.cc.build(&env),
             timer_version: [0; N_CC_TIMERS + 1],
             end: None,
             retransmitted: 0,
-            nic: nic_id,
+            nic,
             last_size: 0,
             base_win,
             timeouts: 0,
-            rel: AnyReliability::new(&self.cfg.nic, self.now),
-        });
-        self.rx.push(Receiver::new(&self.cfg.nic.transport));
-        nic.active.push(id as u32);
-        let port = nic.port;
-        self.try_send(port);
+            rel: AnyReliability::new(&cfg.nic, now),
+        }
+    }
+}
+
+impl Host<'_> {
+    /// Flow `qp` (whose QP was just opened) starts sending.
+    pub(crate) fn start(&mut self, qp: u32, cx: &mut Ctx) {
+        self.nic.active.push(qp);
+        self.try_send(cx);
     }
 
-    /// The NIC of host port `port`: its `owner`, unless the NIC's index
-    /// does not fit there (more than 65,534 hosts).
-    #[inline]
-    pub(crate) fn port_nic(&self, port: u32) -> u32 {
-        let p = &self.ports[port as usize];
-        match p.owner {
-            u16::MAX => self.node_nic[p.node as usize],
-            nic => u32::from(nic),
+    /// The pacing wake-up armed for now.
+    pub(crate) fn wake(&mut self, cx: &mut Ctx) {
+        if self.nic.wake_at == cx.now {
+            self.nic.wake_at = Time::MAX;
+            self.try_send(cx);
         }
     }
 
-    fn sport_for(&mut self, id: usize) -> u16 {
-        let key = (self.flows[id].src, self.flows[id].dst);
-        let n = self.sport_next.entry(key).or_insert(10_000);
-        let s = *n;
-        *n = n.wrapping_add(1);
-        s
+    /// Start sending from the port if it is idle and there is something to
+    /// send; then whatever else a flow-control hook asked to try.
+    pub(crate) fn try_send(&mut self, cx: &mut Ctx) {
+        self.try_send_one(cx);
+        self.kick_pending(cx);
     }
 
-    /// Pick the next frame of a host's NIC: ACKs first, then round robin
-    /// over QPs that have data, are not paused, not window-bound and whose
-    /// pacing allows (peer `GetNextQindex`).
-    pub(crate) fn nic_dequeue(&mut self, port: u32) -> Option<Packet> {
-        let now = self.now;
-        let nic_id = self.port_nic(port);
-        let nic = &mut self.nics[nic_id as usize];
-        let fc = &self.ports[port as usize].fc;
+    /// `try_send` for each entry of the kick stack (only this NIC's port).
+    #[inline]
+    fn kick_pending(&mut self, cx: &mut Ctx) {
+        while let Some(p) = cx.kick.pop() {
+            debug_assert_eq!(p, self.nic.port);
+            self.try_send_one(cx);
+        }
+    }
+
+    #[inline]
+    fn try_send_one(&mut self, cx: &mut Ctx) {
+        let id = self.nic.port;
+        if !may_start(self.port, &mut cx.q, cx.now, id) {
+            return;
+        }
+        let pkt = if let Some(f) = self.port.ctrl.pop_front() {
+            f
+        } else {
+            match self.dequeue(cx) {
+                Some(pkt) => pkt,
+                None => return,
+            }
+        };
+        let idle = self.port.ctrl.is_empty() && self.has_nothing();
+        self.port.transmit(id, &pkt, idle, cx);
+    }
+
+    /// Whether the NIC has nothing to send: no ACK queued and no active QP
+    /// with bytes left to send or resend (then `dequeue` returns nothing
+    /// and arms no wake-up).
+    fn has_nothing(&self) -> bool {
+        self.nic.acks.is_empty()
+            && self.nic.active.iter().all(|&q| {
+                let qp = &self.qps[q as usize];
+                qp.snd.nxt >= qp.size && qp.rel.retransmission().is_none()
+            })
+    }
+
+    /// Apply whatever a flow-control hook of the port put in the outbox.
+    #[inline]
+    pub(crate) fn apply_fc_outbox(&mut self, cx: &mut Ctx) {
+        if cx.outbox.is_empty() {
+            return;
+        }
+        self.apply_fc_outbox_slow(cx);
+    }
+
+    #[inline(never)]
+    fn apply_fc_outbox_slow(&mut self, cx: &mut Ctx) {
+        let id = self.nic.port;
+        let ports = std::slice::from_mut(&mut *self.port);
+        for key in take_fc_outbox(ports, id, 0, cx) {
+            // A NIC schedules its own frames: its port's egress holds none
+            // to flush, and it has no buffer to release them from.
+            for f in flush_port(self.port, id, key, cx) {
+                cx.int_pool.release(f.int);
+            }
+        }
+    }
+
+    /// The port's flow-control timer, armed as `version`.
+    pub(crate) fn fc_timer(&mut self, version: u32, cx: &mut Ctx) {
+        if self.port.fc_version != version {
+            return;
+        }
+        // The NIC consumes what it receives at once: its ingress is never
+        // over XOFF.
+        let state = |_: usize| crate::mmu::IngressState {
+            over_xoff: false,
+            below_xon: true,
+        };
+        let p = &mut *self.port;
+        p.fc.on_timer(cx.now, &state, &mut cx.outbox);
+        p.egress.on_timer(&p.egress_head, cx.now);
+        self.apply_fc_outbox(cx);
+        self.try_send(cx);
+    }
+
+    /// Pick the next frame: ACKs first, then round robin over QPs that have
+    /// data, are not paused, not window-bound and whose pacing allows (peer
+    /// `GetNextQindex`). (Inlined into `try_send_one`, its one caller.)
+    #[inline(always)]
+    fn dequeue(&mut self, cx: &mut Ctx) -> Option<Packet> {
+        let now = cx.now;
+        let cfg = self.cfg;
+        let nic = &mut *self.nic;
+        let fc = &self.port.fc;
         if let Some(ack) = nic.acks.front() {
-            let class = if self.cfg.nic.ack_high_prio {
+            let class = if cfg.nic.ack_high_prio {
                 0
             } else {
                 ack.class as usize
@@ -112,11 +217,9 @@ impl Simulation {
                 let size = ack.size;
                 let ack = nic.acks.pop_front();
                 if class != 0 {
-                    self.ports[port as usize].fc.on_send(
-                        now,
-                        QueueKey::of_class(class as u8),
-                        size,
-                    );
+                    self.port
+                        .fc
+                        .on_send(now, QueueKey::of_class(class as u8), size);
                 }
                 return ack;
             }
@@ -124,8 +227,8 @@ impl Simulation {
         let n = nic.active.len();
         let mut chosen = None;
         let mut earliest = Time::MAX;
-        let mtu = u64::from(self.cfg.nic.mtu_payload);
-        let header = self.cfg.nic.data_header + self.cfg.cc.header_bytes();
+        let mtu = u64::from(cfg.nic.mtu_payload);
+        let header = cfg.nic.data_header + cfg.cc.header_bytes();
         for i in 1..=n {
             let idx = (nic.rr_last + i) % n;
             let qp = &self.qps[nic.active[idx] as usize];
@@ -150,7 +253,7 @@ impl Simulation {
                 if !qp.rel.may_send_new(&qp.snd) {
                     continue;
                 }
-                if let Some(w) = qp.window(self.cfg.nic.var_win, nic.line_rate) {
+                if let Some(w) = qp.window(cfg.nic.var_win, nic.line_rate) {
                     if qp.snd.nxt - qp.snd.una >= w {
                         continue;
                     }
@@ -166,24 +269,21 @@ impl Simulation {
         let Some(idx) = chosen else {
             if earliest != Time::MAX && earliest < nic.wake_at {
                 nic.wake_at = earliest;
-                self.q.push(earliest, Event::NicWake { nic: nic_id });
+                cx.q.push(earliest, Event::NicWake { nic: nic.id });
             }
             return None;
         };
         nic.rr_last = idx;
         let qp_id = nic.active[idx];
-        let int = if self.cfg.cc.uses_int() {
-            self.int_alloc()
+        let int = if cfg.cc.uses_int() {
+            cx.int_pool.alloc()
         } else {
             NO_INT
         };
-        let nic = &mut self.nics[nic_id as usize];
-        let cfg = &self.cfg.nic;
         let qp = &mut self.qps[qp_id as usize];
-        let mtu = u64::from(cfg.mtu_payload);
         let seq = qp.rel.retransmission().unwrap_or(qp.snd.nxt);
         let payload = (qp.size - seq).min(mtu) as u32;
-        let size = payload + cfg.data_header + self.cfg.cc.header_bytes();
+        let size = payload + cfg.nic.data_header + cfg.cc.header_bytes();
         let pkt = Packet {
             kind: PacketKind::Data,
             class: qp.pg,
@@ -209,28 +309,30 @@ impl Simulation {
         }
         let rto_at = qp
             .rel
-            .on_send(&mut qp.snd, seq, u64::from(payload), now, cfg);
+            .on_send(&mut qp.snd, seq, u64::from(payload), now, &cfg.nic);
         qp.cc.on_send(now, u64::from(size));
         // Peer UpdateNextAvail: next eligible = now + size at the QP's rate.
-        let rate = if cfg.rate_bound {
+        let rate = if cfg.nic.rate_bound {
             qp.cc.rate()
         } else {
             nic.line_rate
         };
         qp.next_avail = now + rate.tx_time(u64::from(size));
         qp.last_size = size;
-        let p = &mut self.ports[port as usize];
+        let p = &mut *self.port;
         p.fc.on_send(now, QueueKey::of(&pkt), size);
         p.c.tx_data += 1;
         if let Some(at) = rto_at {
-            arm_rto(qp, &mut self.q, qp_id, at, now);
+            arm_rto(qp, &mut cx.q, qp_id, at, now);
         }
         Some(pkt)
     }
 
-    /// A frame arrives at a host's port.
-    /// (By reference, as `switch_receive`: no copy per call.)
-    pub(crate) fn host_receive(&mut self, port: u32, pkt: &Packet) {
+    /// A frame arrives at the NIC's port. (By reference, as the switch's
+    /// `receive`: no copy per call.) Inlined into the link's delivery, its
+    /// one caller.
+    #[inline(always)]
+    pub(crate) fn receive(&mut self, pkt: &Packet, cx: &mut Ctx) {
         if pkt.class != 0 && !matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
             // The NIC consumes what it receives at once: its ingress admits
             // and releases the frame (credits flow back under CBFC).
@@ -238,37 +340,44 @@ impl Simulation {
                 over_xoff: false,
                 below_xon: true,
             };
-            let now = self.now;
-            let fc = &mut self.ports[port as usize].fc;
-            let out = &mut self.outbox;
+            let now = cx.now;
+            let fc = &mut self.port.fc;
+            let out = &mut cx.outbox;
             let key = QueueKey::of(pkt);
             let admit = fc.after_admit_emits(now, key, pkt.size, s, out);
             let release = fc.after_release_emits(now, key, pkt.size, s, out);
             if admit || release {
-                self.apply_fc_outbox(port);
+                self.apply_fc_outbox(cx);
             }
         }
         match pkt.kind {
-            PacketKind::Pfc | PacketKind::Credit => self.receive_ctrl(port, pkt),
-            PacketKind::Data => self.receive_data(port, pkt),
-            PacketKind::Ack | PacketKind::Nack => self.receive_ack(port, pkt),
+            PacketKind::Pfc | PacketKind::Credit => {
+                hear_ctrl(self.port, pkt, cx);
+                self.apply_fc_outbox(cx);
+                self.try_send(cx);
+            }
+            PacketKind::Data => self.receive_data(pkt, cx),
+            PacketKind::Ack | PacketKind::Nack => self.receive_ack(pkt, cx),
         }
+        // A path that sends nothing may still have left the port a control
+        // frame to send (credits for what arrived).
+        self.kick_pending(cx);
     }
 
     /// Receiver side (peer `ReceiveUdp`): ACK, NACK or nothing.
-    fn receive_data(&mut self, port: u32, pkt: &Packet) {
-        let now = self.now;
+    fn receive_data(&mut self, pkt: &Packet, cx: &mut Ctx) {
+        let now = cx.now;
         let flow = pkt.flow as usize;
         let payload = u64::from(pkt.payload);
-        let (kind, sack) = match self.rx[flow].on_data(now, pkt.seq, payload, &self.cfg.nic) {
+        let nic_cfg = &self.cfg.nic;
+        let (kind, sack) = match self.rx[flow].on_data(now, pkt.seq, payload, nic_cfg) {
             RxReply::Ack => (PacketKind::Ack, 0),
             RxReply::Nack { sack } => (PacketKind::Nack, sack),
             RxReply::Silent => {
-                self.int_release(pkt.int);
+                cx.int_pool.release(pkt.int);
                 return;
             }
         };
-        let nic_cfg = &self.cfg.nic;
         let class = if nic_cfg.ack_high_prio && nic_cfg.switch_ack_high_prio {
             0
         } else {
@@ -281,9 +390,7 @@ impl Simulation {
             ecn_ce: false,
             cnp: pkt.ecn_ce,
             ingress: 0,
-            size: self
-                .cfg
-                .nic
+            size: nic_cfg
                 .ack_bytes
                 .max(ACK_BASE_BYTES + self.cfg.cc.header_bytes()),
             payload: sack_lo,
@@ -299,21 +406,20 @@ impl Simulation {
             dport: pkt.sport,
             sent_at: pkt.sent_at,
         };
-        let nic = self.port_nic(port);
-        self.nics[nic as usize].acks.push_back(ack);
-        self.try_send(port);
+        self.nic.acks.push_back(ack);
+        self.try_send(cx);
     }
 
     /// Sender side (peer `ReceiveAck`).
-    fn receive_ack(&mut self, port: u32, pkt: &Packet) {
+    fn receive_ack(&mut self, pkt: &Packet, cx: &mut Ctx) {
         // The INT stack is read last, by the CC's update: ask for it now,
         // while the QP's lines are fetched.
-        self.int_pool.prefetch(pkt.int);
-        let now = self.now;
+        cx.int_pool.prefetch(pkt.int);
+        let now = cx.now;
         let qp_id = pkt.flow;
         let qp = &mut self.qps[qp_id as usize];
         if qp.end.is_some() {
-            self.int_release(pkt.int);
+            cx.int_pool.release(pkt.int);
             return;
         }
         let newly_acked = pkt.seq.saturating_sub(qp.snd.una);
@@ -326,16 +432,15 @@ impl Simulation {
         }
         if qp.snd.una >= qp.size {
             qp.end = Some(now);
-            self.finished += 1;
-            self.completion_order.push(qp_id);
-            let nic = &mut self.nics[qp.nic as usize];
+            cx.completed.push(qp_id);
+            let nic = &mut *self.nic;
             if let Some(pos) = nic.active.iter().position(|&q| q == qp_id) {
                 nic.active.remove(pos);
                 if pos <= nic.rr_last && nic.rr_last > 0 {
                     nic.rr_last -= 1;
                 }
             }
-            self.int_release(pkt.int);
+            cx.int_pool.release(pkt.int);
             return;
         }
         // A loss the CC hears of: the transport says which NACK is one.
@@ -351,7 +456,7 @@ impl Simulation {
         if pkt.cnp {
             qp.cc.on_cnp(now, &mut timers);
         }
-        let int = self.int_pool.hops(pkt.int);
+        let int = cx.int_pool.hops(pkt.int);
         let sample = AckSample {
             seq: pkt.seq,
             newly_acked,
@@ -370,43 +475,17 @@ impl Simulation {
         if new_rate != old_rate && qp.cc.shifts_pacing() {
             qp.shift_pacing(old_rate, new_rate);
         }
-        self.int_release(pkt.int);
-        self.arm_qp_timers(qp_id, &timers);
-        let qp = &mut self.qps[qp_id as usize];
+        cx.int_pool.release(pkt.int);
+        arm_qp_timers(qp, qp_id, &timers, cx);
         if let Some(at) = qp.rel.timer_after_ack(&qp.snd, now) {
-            arm_rto(qp, &mut self.q, qp_id, at, now);
+            arm_rto(qp, &mut cx.q, qp_id, at, now);
         }
-        self.try_send(port);
+        self.try_send(cx);
     }
 
-    /// Arm the timers a controller asked for. Most ACKs ask for none (HPCC
-    /// never arms one), so that case is tested inline, without the call.
-    #[inline]
-    fn arm_qp_timers(&mut self, qp_id: u32, t: &TimerRequests) {
-        if t.arm.iter().any(Option::is_some) {
-            self.arm_requested_timers(qp_id, t);
-        }
-    }
-
-    fn arm_requested_timers(&mut self, qp_id: u32, t: &TimerRequests) {
-        let qp = &mut self.qps[qp_id as usize];
-        for (slot, at) in t.arm.iter().enumerate() {
-            if let Some(at) = *at {
-                qp.timer_version[slot] = qp.timer_version[slot].wrapping_add(1);
-                self.q.push(
-                    at.max(self.now),
-                    Event::QpTimer {
-                        qp: qp_id,
-                        slot: slot as u8,
-                        version: qp.timer_version[slot],
-                    },
-                );
-            }
-        }
-    }
-
-    pub(crate) fn qp_timer(&mut self, qp_id: u32, slot: usize, version: u32) {
-        let now = self.now;
+    /// Timer `slot` of QP `qp_id` (one of this NIC's), armed as `version`.
+    pub(crate) fn qp_timer(&mut self, qp_id: u32, slot: usize, version: u32, cx: &mut Ctx) {
+        let now = cx.now;
         let qp = &mut self.qps[qp_id as usize];
         if qp.end.is_some() || qp.timer_version[slot] != version {
             return;
@@ -415,7 +494,7 @@ impl Simulation {
         if slot == RTO_SLOT {
             let out = qp.rel.on_timer(&mut qp.snd, qp.size, now, &self.cfg.nic);
             if let Some(at) = out.again_at {
-                self.q.push(
+                cx.q.push(
                     at,
                     Event::QpTimer {
                         qp: qp_id,
@@ -434,10 +513,34 @@ impl Simulation {
         } else {
             qp.cc.on_timer(now, slot, &mut timers);
         }
-        self.arm_qp_timers(qp_id, &timers);
+        arm_qp_timers(qp, qp_id, &timers, cx);
         // A rate change may make the QP eligible sooner; the NIC re-checks.
-        let port = self.nics[self.qps[qp_id as usize].nic as usize].port;
-        self.try_send(port);
+        self.try_send(cx);
+    }
+}
+
+/// Arm the timers a controller asked for. Most ACKs ask for none (HPCC
+/// never arms one), so that case is tested inline, without the call.
+#[inline]
+fn arm_qp_timers(qp: &mut Qp, qp_id: u32, t: &TimerRequests, cx: &mut Ctx) {
+    if t.arm.iter().any(Option::is_some) {
+        arm_requested_timers(qp, qp_id, t, cx);
+    }
+}
+
+fn arm_requested_timers(qp: &mut Qp, qp_id: u32, t: &TimerRequests, cx: &mut Ctx) {
+    for (slot, at) in t.arm.iter().enumerate() {
+        if let Some(at) = *at {
+            qp.timer_version[slot] = qp.timer_version[slot].wrapping_add(1);
+            cx.q.push(
+                at.max(cx.now),
+                Event::QpTimer {
+                    qp: qp_id,
+                    slot: slot as u8,
+                    version: qp.timer_version[slot],
+                },
+            );
+        }
     }
 }
 

@@ -4,11 +4,12 @@
 //! `results.rs`) read ports and QPs and never the simulation; this module
 //! hands them what they read.
 
+use crate::event::Event;
 use crate::fc::{AnyFc, BifrostSlot, FlowControl};
 use crate::monitor::{Monitor, MonitorConfig, TimeSeries};
 use crate::port::{PortCounters, TxLogEntry};
 use crate::results::{FlowOutcome, PortReport, RunResults};
-use crate::sim::{Event, Simulation};
+use crate::sim::Simulation;
 use engine::Time;
 
 impl Simulation {
@@ -51,7 +52,7 @@ impl Simulation {
 
     /// Keep a log of every PFC frame received (the peer's PFC output file).
     pub fn record_pfc(&mut self, on: bool) {
-        self.record_pfc = on;
+        self.cx.record_pfc = on;
     }
 
     /// Log every frame that node `node` starts to transmit.
@@ -63,7 +64,7 @@ impl Simulation {
 
     /// Frames started by traced nodes, in time order.
     pub fn tx_log(&self) -> &[TxLogEntry] {
-        &self.tx_log
+        &self.cx.tx_log
     }
 
     /// Stop (`true`) or restart (`false`) every transmission of `node`'s
@@ -116,7 +117,7 @@ impl Simulation {
 impl Simulation {
     /// The results so far (normally called after [`Simulation::run`]).
     pub fn results(&self) -> RunResults {
-        let now = self.now;
+        let now = self.cx.now;
         let flows = self
             .qps
             .iter()
@@ -180,17 +181,18 @@ impl Simulation {
         RunResults {
             flows,
             completion_order: self
-                .completion_order
+                .cx
+                .completed
                 .iter()
                 .map(|&q| self.flows[q as usize].id)
                 .collect(),
             ports,
             switch_peak_bytes,
-            events: self.events,
-            packet_hops: self.packet_hops,
+            events: self.cx.events,
+            packet_hops: self.cx.packet_hops,
             end_time: now,
-            events_pending: !self.q.is_empty(),
-            pfc_log: self.pfc_log.clone(),
+            events_pending: !self.cx.q.is_empty(),
+            pfc_log: self.cx.pfc_log.clone(),
             qlen_text: self.qlen_text().map(str::to_string),
         }
     }
@@ -200,7 +202,7 @@ impl Simulation {
     /// Write the dumps the run still owes up to `until` (the peer runs to
     /// its stop time even when every flow finished early).
     pub(crate) fn qlen_finish(&mut self, until: Time) {
-        if let Some(m) = self.qlen.as_mut() {
+        if let Some(m) = self.cx.qlen.as_mut() {
             let ports = &self.ports;
             while let Some(d) = m.next_dump() {
                 if d > until {
@@ -213,7 +215,7 @@ impl Simulation {
 
     /// The queue-length monitor's output, if it ran.
     pub fn qlen_text(&self) -> Option<&str> {
-        self.qlen.as_ref().map(|m| m.text.as_str())
+        self.cx.qlen.as_ref().map(|m| m.text.as_str())
     }
 }
 
@@ -225,7 +227,7 @@ impl Simulation {
     pub fn monitor(&mut self, cfg: MonitorConfig) -> Result<(), String> {
         let m = Monitor::new(cfg, &self.ports)?;
         if let Some(first) = m.first_sample() {
-            self.q.push(first.max(self.now), Event::Monitor);
+            self.cx.q.push(first.max(self.cx.now), Event::Monitor);
         }
         self.monitor = Some(Box::new(m));
         Ok(())
@@ -242,9 +244,9 @@ impl Simulation {
         let Some(m) = self.monitor.as_mut() else {
             return;
         };
-        let more = !self.q.is_empty();
-        if let Some(next) = m.sample(self.now, &self.ports, &self.qps, &self.flows, more) {
-            self.q.push(next, Event::Monitor);
+        let more = !self.cx.q.is_empty();
+        if let Some(next) = m.sample(self.cx.now, &self.ports, &self.qps, &self.flows, more) {
+            self.cx.q.push(next, Event::Monitor);
         }
     }
 }

@@ -1,7 +1,8 @@
 //! A port: one end of a full-duplex link, with its egress queues, its
 //! flow control, the frames on its wire and its counters. Data only: what
-//! a port does is the simulation's (`sim.rs`) and its egress's and flow
-//! control's (`egress/`, `fc/`).
+//! a port does is its device's (`switch.rs`, `nic.rs`, `device.rs`), its
+//! link's (`link.rs`) and its egress's and flow control's (`egress/`,
+//! `fc/`).
 
 use crate::egress::{AnyEgress, EgressHead};
 use crate::fc::AnyFc;
@@ -51,7 +52,7 @@ pub(crate) struct Port {
     pub peak_ingress: u64,
     /// A switch port's end of the current transmission when it was not
     /// scheduled, with the queue place reserved for it in
-    /// `unscheduled_seq` (see [`Simulation::transmit`]); `Time::MAX` when
+    /// `unscheduled_seq` (see `Port::transmit`); `Time::MAX` when
     /// it is scheduled or the port is idle. (Not an `Option`: 8 bytes less
     /// in this line.)
     pub unscheduled_end: Time,

@@ -9,6 +9,8 @@ use engine::{Rate, Time};
 
 #[derive(Debug)]
 pub(crate) struct Nic {
+    /// Its index in `Simulation::nics`.
+    pub id: u32,
     pub port: u32,
     pub line_rate: Rate,
     pub acks: Fifo<Packet>,

@@ -1,50 +1,101 @@
 //! The switch: output-queued, 8 classes per port, shared-buffer MMU,
 //! RED/ECN at dequeue, ECMP over precomputed next hops (the peer's
 //! `SwitchNode`, `SwitchMmu`).
+//!
+//! Its handlers are methods on the switch, given its ports (a slice of
+//! the port arena, indexed by local port) and a [`Ctx`]; they reach no
+//! other device. Frames, the kick stack and events name ports by their
+//! global id, `first_port + local`.
 
+use crate::context::Ctx;
+use crate::device::{flush_port, hear_ctrl, may_start, prefetch_egress, take_fc_outbox};
 use crate::fc::{FlowControl, IngressState};
 use crate::hash::{host_ip, murmur3_32};
-use crate::sim::{Simulation, Switch};
+use crate::mmu::Mmu;
+use crate::port::Port;
+use crate::route::{DstRoute, RouteRow};
 use crate::wire::{IntHop, Packet, PacketKind, QueueKey, NO_INT};
 
+const _: () =
+    assert!(std::mem::offset_of!(Switch, mmu) + std::mem::offset_of!(Mmu, peak_bytes) + 8 <= 128);
+
+/// A switch. (`repr(C)`, aligned to a cache line: what every frame's hop
+/// reads, its first port, route rows and the MMU's first fields (`Mmu`
+/// is `repr(C)` too, up to `peak_bytes`), are in its first two lines;
+/// they were spread over three or four. docs/performance.md, "Eighth
+/// pass".)
+#[derive(Debug)]
+#[repr(C, align(64))]
+pub(crate) struct Switch {
+    /// The global id of its local port 0; its ports follow.
+    pub first_port: u32,
+    /// Its index in `Simulation::switches` (and its ports' `owner`).
+    pub id: u16,
+    pub n_ports: u16,
+    /// Per destination key (`DstRoute::key`, route.rs): where its next
+    /// hops are in `routes`.
+    pub route_rows: Vec<RouteRow>,
+    pub mmu: Mmu,
+    /// ECN thresholds per local port: (kmin, kmax, pmax).
+    pub ecn: Vec<(u64, u64, f64)>,
+    /// Next-hop local ports, flat, in the rows of `route_rows`.
+    pub routes: Vec<u16>,
+    /// Whether RED/ECN marks here (`EcnConfig::enabled`).
+    pub ecn_on: bool,
+    /// With HPCC-PINT: its log base and the base RTT (ns) its utilisation
+    /// is measured over.
+    pub pint: Option<(f64, u64)>,
+}
+
 /// What the MMU's release of a departing frame says
-/// ([`Simulation::switch_depart_with`]).
+/// ([`Switch::depart_with`]).
 struct Released {
     /// Bytes left in the egress's class.
     q: u64,
     /// The ingress's state after the release.
     state: IngressState,
-    /// The frame's ingress port.
-    in_port: u32,
 }
 
-impl Simulation {
-    /// A frame arrives at switch port `in_port`. (By reference, as
-    /// `switch_depart` and `transmit` take it: the frame is copied out of
-    /// the link and into a queue or onto the next link, not at each call.)
-    pub(crate) fn switch_receive(&mut self, in_port: u32, pkt: &mut Packet) {
+impl Switch {
+    /// The global id of local port `local`.
+    #[inline(always)]
+    fn port_id(&self, local: usize) -> u32 {
+        self.first_port + local as u32
+    }
+
+    /// A frame arrives at local port `pkt.ingress`; `routes` says how to
+    /// route towards each destination host. (By reference, as `depart` and
+    /// `transmit` take it: the frame is copied out of the link and into a
+    /// queue or onto the next link, not at each call.) Inlined into the
+    /// link's delivery, its one caller: as a call, it took seven arguments.
+    #[inline(always)]
+    pub(crate) fn receive(
+        &mut self,
+        ports: &mut [Port],
+        routes: &[DstRoute],
+        pkt: &mut Packet,
+        cx: &mut Ctx,
+    ) {
+        let in_local = pkt.ingress as usize;
         if matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
-            self.receive_ctrl(in_port, pkt);
+            self.receive_ctrl(ports, in_local, pkt, cx);
             return;
         }
         // Held until the admission's flow-control hook: the port is looked
         // up once (each lookup is a bounds check and a multiplication).
-        let ports = self.ports.as_ptr();
-        let ip = &mut self.ports[in_port as usize];
-        let node = ip.node;
-        let sw_id = usize::from(ip.owner);
-        let dst = &self.dst_route[pkt.dst as usize];
-        let sw = &mut self.switches[sw_id];
-        let out_local = if dst.attach_switch == sw_id as u32 {
+        let ports_at = ports.as_ptr();
+        let ip = &mut ports[in_local];
+        let dst = &routes[pkt.dst as usize];
+        let out_local = if dst.attach_switch == u32::from(self.id) {
             dst.attach_port
         } else {
-            let row = sw.route_rows[dst.key as usize];
+            let row = self.route_rows[dst.key as usize];
             match row.len {
                 1 => row.first,
                 0 => {
                     // Only after a link failure: no path left (peer: dropped).
                     ip.c.unroutable += 1;
-                    self.int_release(pkt.int);
+                    cx.int_pool.release(pkt.int);
                     return;
                 }
                 n => {
@@ -54,52 +105,48 @@ impl Simulation {
                         host_ip(pkt.dst),
                         u32::from(pkt.sport) | (u32::from(pkt.dport) << 16),
                     ];
-                    let i = murmur3_32(&key, node) % u32::from(n);
-                    sw.routes[(row.start + i) as usize]
+                    let i = murmur3_32(&key, ip.node) % u32::from(n);
+                    self.routes[(row.start + i) as usize]
                 }
             }
         };
-        let out_port = sw.first_port + u32::from(out_local);
+        let out_local = usize::from(out_local);
         // The egress's lines that this hop reads, asked for together
         // rather than one after the other as the code reaches them.
-        Simulation::prefetch_egress(ports, out_port);
+        prefetch_egress(ports_at, out_local);
         let class = pkt.class as usize;
-        let in_local = pkt.ingress as usize;
         let size = u64::from(pkt.size);
         // The ingress's state after an admission within the class's
         // reserve, which the MMU has not counted yet (`Mmu::admit_or_pass`).
         let mut in_reserve = None;
         if class != 0 {
-            let Some(admitted) = sw
-                .mmu
-                .admit_or_pass(in_local, out_local as usize, class, size)
-            else {
+            let Some(admitted) = self.mmu.admit_or_pass(in_local, out_local, class, size) else {
                 ip.c.drops[class] += 1;
-                self.int_release(pkt.int);
+                cx.int_pool.release(pkt.int);
                 return;
             };
             ip.peak_ingress = ip.peak_ingress.max(admitted.held);
             if admitted.in_reserve {
                 in_reserve = Some(admitted.state);
             }
-            let now = self.now;
             if ip.fc.after_admit_emits(
-                now,
+                cx.now,
                 QueueKey::of(pkt),
                 pkt.size,
                 admitted.state,
-                &mut self.outbox,
+                &mut cx.outbox,
             ) {
-                self.apply_fc_outbox(in_port);
+                self.apply_fc_outbox(ports, in_local, cx);
             }
         }
-        let now = self.now;
-        let op = &mut self.ports[out_port as usize];
+        let now = cx.now;
+        let out_port = self.port_id(out_local);
+        let op = &mut ports[out_local];
         op.c.peak_queue = op.c.peak_queue.max(op.queue_bytes + size);
         // An idle egress with nothing queued would dequeue this frame at
         // once if flow control lets it go (`Egress::pass`): skip the
         // queue's push and pop, and do everything else as `try_send` would.
-        let may_start = Simulation::may_start(op, &mut self.q, now, out_port);
+        let may_start = may_start(op, &mut cx.q, now, out_port);
         if may_start
             && op.ctrl.is_empty()
             && op.queue_bytes == 0
@@ -108,135 +155,173 @@ impl Simulation {
             // The queue would grow by `size` and shrink back at the same
             // time: the monitor hears of one change from the same length
             // (the second of the pair credits no sample).
-            if let Some(m) = self.qlen.as_mut() {
-                m.before_change(out_port, now, op.queue_bytes);
-            }
+            cx.before_queue_change(out_port, op.queue_bytes);
             match in_reserve {
-                Some(state) => self.pass_and_transmit(out_port, class, pkt, in_port, state),
-                None => self.depart_and_transmit(out_port, class, pkt),
+                Some(state) => self.pass_and_transmit(ports, out_local, pkt, state, cx),
+                None => self.depart_and_transmit(ports, out_local, pkt, cx),
             }
-            self.kick_pending();
+            self.kick_pending(ports, cx);
             return;
         }
         if in_reserve.is_some() {
-            self.switches[sw_id]
-                .mmu
-                .count_in_reserve(in_local, out_local as usize, class, size);
+            self.mmu.count_in_reserve(in_local, out_local, class, size);
         }
-        let op = &mut self.ports[out_port as usize];
-        if let Some(m) = self.qlen.as_mut() {
-            m.before_change(out_port, now, op.queue_bytes);
-        }
+        let op = &mut ports[out_local];
+        cx.before_queue_change(out_port, op.queue_bytes);
         op.queue_bytes += size;
         op.egress.enqueue(&mut op.egress_head, pkt);
         if may_start {
-            self.try_send(out_port);
+            self.try_send(ports, out_local, cx);
         } else {
             // `try_send` would find the same: `may_start` is false again
             // (the port is busy, down or held, and its skipped `TxDone`, if
             // any, was pushed by the call above).
-            self.kick_pending();
+            self.kick_pending(ports, cx);
         }
     }
 
-    /// Take the next frame of switch port `port`'s egress, as its queueing
-    /// scheme and flow control allow (`Egress::dequeue`).
-    pub(crate) fn switch_dequeue(&mut self, port: u32) -> Option<Packet> {
-        let now = self.now;
-        let p = &mut self.ports[port as usize];
+    /// A control frame arrives at local port `local`: it governs what that
+    /// port itself may send.
+    fn receive_ctrl(&mut self, ports: &mut [Port], local: usize, pkt: &Packet, cx: &mut Ctx) {
+        hear_ctrl(&mut ports[local], pkt, cx);
+        self.apply_fc_outbox(ports, local, cx);
+        self.try_send(ports, local, cx);
+    }
+
+    /// Start sending from local port `local` if it is idle and has
+    /// something to send; then do the same for every port this made
+    /// eligible.
+    pub(crate) fn try_send(&mut self, ports: &mut [Port], local: usize, cx: &mut Ctx) {
+        // As if `local` were pushed on the kick stack and popped at once
+        // (LIFO), so the order is that of the stack, without the push and
+        // pop.
+        self.try_send_one(ports, local, cx);
+        self.kick_pending(ports, cx);
+    }
+
+    /// `try_send` every port on the kick stack, last pushed first. (Only
+    /// this switch's handlers push, and only its own ports.)
+    #[inline]
+    pub(crate) fn kick_pending(&mut self, ports: &mut [Port], cx: &mut Ctx) {
+        while let Some(p) = cx.kick.pop() {
+            debug_assert!(p.wrapping_sub(self.first_port) < u32::from(self.n_ports));
+            self.try_send_one(ports, (p - self.first_port) as usize, cx);
+        }
+    }
+
+    #[inline]
+    fn try_send_one(&mut self, ports: &mut [Port], local: usize, cx: &mut Ctx) {
+        let id = self.port_id(local);
+        let p = &mut ports[local];
+        if !may_start(p, &mut cx.q, cx.now, id) {
+            return;
+        }
+        let pkt = if let Some(f) = p.ctrl.pop_front() {
+            f
+        } else {
+            match self.dequeue(ports, local, cx) {
+                Some(pkt) => pkt,
+                None => return,
+            }
+        };
+        ports[local].transmit(id, &pkt, true, cx);
+    }
+
+    /// Take the next frame of local port `local`'s egress, as its queueing
+    /// scheme and flow control allow (`Egress::dequeue`). (Inlined into
+    /// `try_send_one`, its one caller.)
+    #[inline(always)]
+    fn dequeue(&mut self, ports: &mut [Port], local: usize, cx: &mut Ctx) -> Option<Packet> {
+        let now = cx.now;
+        let id = self.port_id(local);
+        let p = &mut ports[local];
         let mut pkt = p.egress.dequeue(&mut p.egress_head, now, &p.fc)?;
         let size = u64::from(pkt.size);
-        if let Some(m) = self.qlen.as_mut() {
-            m.before_change(port, now, p.queue_bytes);
-        }
+        cx.before_queue_change(id, p.queue_bytes);
         p.queue_bytes -= size;
-        self.switch_depart(port, usize::from(pkt.class), &mut pkt);
+        self.depart(ports, local, &mut pkt, cx);
         Some(pkt)
     }
 
-    /// [`Simulation::switch_depart`] and [`Simulation::transmit`] of a frame
-    /// that passes an idle egress, in one call: as two calls from
-    /// `switch_receive`, each saved and restored registers and looked the
-    /// port up (inlined there, they cost more: docs/performance.md).
+    /// [`Switch::depart`] and [`Port::transmit`] of a frame that passes an
+    /// idle egress, in one call: as two calls from `receive`, each saved
+    /// and restored registers and looked the port up (inlined there, they
+    /// cost more: docs/performance.md).
     #[inline(never)]
-    fn depart_and_transmit(&mut self, port: u32, class: usize, pkt: &mut Packet) {
-        self.switch_depart(port, class, pkt);
-        self.transmit_inline(port, pkt);
+    fn depart_and_transmit(
+        &mut self,
+        ports: &mut [Port],
+        local: usize,
+        pkt: &mut Packet,
+        cx: &mut Ctx,
+    ) {
+        self.depart(ports, local, pkt, cx);
+        let id = self.port_id(local);
+        ports[local].transmit(id, pkt, true, cx);
     }
 
-    /// [`Simulation::depart_and_transmit`] of a frame that the MMU admitted
+    /// [`Switch::depart_and_transmit`] of a frame that the MMU admitted
     /// within its class's reserve and did not count
-    /// ([`crate::mmu::Mmu::admit_or_pass`]): its release changes nothing
-    /// either, and leaves the ingress in `state`, the state after its
-    /// admission.
-    /// (`in_port` is the frame's ingress, which the caller has at hand: the
-    /// switch is not looked up.)
+    /// ([`Mmu::admit_or_pass`]): its release changes nothing either, and
+    /// leaves the ingress in `state`, the state after its admission.
     #[inline(never)]
     fn pass_and_transmit(
         &mut self,
-        port: u32,
-        class: usize,
+        ports: &mut [Port],
+        local: usize,
         pkt: &mut Packet,
-        in_port: u32,
         state: IngressState,
+        cx: &mut Ctx,
     ) {
-        self.switch_depart_with(port, class, pkt, |switches, sw_id, _, out_local, _| {
+        self.depart_with(ports, local, pkt, cx, |sw, _, out_local, class, _| {
             // The egress has nothing queued (`queue_bytes` is 0), and its MMU
             // bytes are those of its queued frames: none are left after
             // this one, so RED/ECN cannot mark it (and draws nothing).
-            debug_assert_eq!(switches[sw_id].mmu.egress_bytes(out_local, class), 0);
-            Released {
-                q: 0,
-                state,
-                in_port,
-            }
+            debug_assert_eq!(sw.mmu.egress_bytes(out_local, class), 0);
+            Released { q: 0, state }
         });
-        self.transmit_inline(port, pkt);
+        let id = self.port_id(local);
+        ports[local].transmit(id, pkt, true, cx);
     }
 
-    /// `pkt` of `class` left the queues of switch port `port` (their bytes
-    /// already count it out): PINT, flow control, MMU release, ECN, INT.
+    /// `pkt` left the queues of local port `local` (their bytes already
+    /// count it out): PINT, flow control, MMU release, ECN, INT.
     /// (`pkt` by reference: by value it was copied in and out of each call.)
-    /// Out of line: inlined into its two callers (`switch_dequeue`'s and
+    /// Out of line: inlined into its two callers (`dequeue`'s and
     /// `depart_and_transmit`), it cost 0.6% more instructions.
     #[inline(never)]
-    fn switch_depart(&mut self, port: u32, class: usize, pkt: &mut Packet) {
-        self.switch_depart_with(
-            port,
-            class,
+    fn depart(&mut self, ports: &mut [Port], local: usize, pkt: &mut Packet, cx: &mut Ctx) {
+        self.depart_with(
+            ports,
+            local,
             pkt,
-            |switches, sw_id, in_local, out_local, size| {
-                let sw = &mut switches[sw_id];
+            cx,
+            |sw, in_local, out_local, class, size| {
                 let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
-                Released {
-                    q,
-                    state,
-                    in_port: sw.first_port + in_local as u32,
-                }
+                Released { q, state }
             },
         );
     }
 
-    /// [`Simulation::switch_depart`], with the MMU's release done by
-    /// `release`, given the switches, the index of this one, the ingress's
-    /// and egress's local ports and the frame's bytes.
+    /// [`Switch::depart`], with the MMU's release done by `release`, given
+    /// the switch, the ingress's and egress's local ports, the frame's
+    /// class and its bytes.
     #[inline(always)]
-    fn switch_depart_with(
+    fn depart_with(
         &mut self,
-        port: u32,
-        class: usize,
+        ports: &mut [Port],
+        local: usize,
         pkt: &mut Packet,
-        release: impl FnOnce(&mut [Switch], usize, usize, usize, u64) -> Released,
+        cx: &mut Ctx,
+        release: impl FnOnce(&mut Switch, usize, usize, usize, u64) -> Released,
     ) {
-        let now = self.now;
-        let p = &mut self.ports[port as usize];
+        let now = cx.now;
+        let class = usize::from(pkt.class);
+        let p = &mut ports[local];
         let size = u64::from(pkt.size);
-        let out_local = p.local as usize;
-        let sw_id = usize::from(p.owner);
-        if let Some(base) = self.cfg.cc.pint_log_base() {
+        if let Some((base, t_ns)) = self.pint {
             // HPCC-PINT at dequeue (peer SwitchNotifyDequeue, mode 10).
             if pkt.kind == PacketKind::Data {
-                let t_ns = self.max_rtt_bdp.map_or(1, |(rtt, _)| rtt);
                 let u = p
                     .pint
                     .on_data_dequeue(now.ns(), p.queue_bytes, p.rate, t_ns);
@@ -249,33 +334,32 @@ impl Simulation {
         }
         p.fc.on_send(now, QueueKey::of(pkt), pkt.size);
         let in_local = pkt.ingress as usize;
-        let Released { q, state, in_port } =
-            release(&mut self.switches, sw_id, in_local, out_local, size);
+        let Released { q, state } = release(self, in_local, local, class, size);
         // RED/ECN at dequeue on the bytes left in this class (peer
         // ShouldSendCN). With none left it marks nothing and draws nothing,
         // so the thresholds are not read.
-        if q > 0 && self.cfg.ecn.enabled && pkt.kind == PacketKind::Data {
-            let (kmin, kmax, pmax) = self.switches[sw_id].ecn[out_local];
+        if q > 0 && self.ecn_on && pkt.kind == PacketKind::Data {
+            let (kmin, kmax, pmax) = self.ecn[local];
             let mark = if q > kmax {
                 true
             } else if q > kmin {
                 let prob = pmax * (q - kmin) as f64 / (kmax - kmin) as f64;
-                self.ports[port as usize].rng.uniform() < prob
+                ports[local].rng.uniform() < prob
             } else {
                 false
             };
             if mark {
                 pkt.ecn_ce = true;
-                self.ports[port as usize].c.ecn_marks += 1;
+                ports[local].c.ecn_marks += 1;
             }
         }
         if pkt.kind == PacketKind::Data {
-            let p = &mut self.ports[port as usize];
+            let p = &mut ports[local];
             p.c.tx_data += 1;
             if pkt.int != NO_INT {
                 // INT at dequeue (peer SwitchNotifyDequeue): tx bytes before
                 // this packet, queue bytes of the port after it left.
-                self.int_pool.push(
+                cx.int_pool.push(
                     &mut pkt.int,
                     IntHop {
                         ts_ns: now.ns(),
@@ -287,14 +371,83 @@ impl Simulation {
             }
         }
         // The ingress may now be below XON.
-        if self.ports[in_port as usize].fc.after_release_emits(
+        if ports[in_local].fc.after_release_emits(
             now,
             QueueKey::of(pkt),
             pkt.size,
             state,
-            &mut self.outbox,
+            &mut cx.outbox,
         ) {
-            self.apply_fc_outbox(in_port);
+            self.apply_fc_outbox(ports, in_local, cx);
         }
+    }
+
+    /// Apply whatever a flow-control hook of local port `local` put in the
+    /// outbox.
+    #[inline]
+    pub(crate) fn apply_fc_outbox(&mut self, ports: &mut [Port], local: usize, cx: &mut Ctx) {
+        // Most hooks emit nothing: skip the take-and-return of the outbox
+        // (inline check, out-of-line work).
+        if cx.outbox.is_empty() {
+            return;
+        }
+        self.apply_fc_outbox_slow(ports, local, cx);
+    }
+
+    #[inline(never)]
+    fn apply_fc_outbox_slow(&mut self, ports: &mut [Port], local: usize, cx: &mut Ctx) {
+        for key in take_fc_outbox(ports, self.first_port, local, cx) {
+            self.flush_queue(ports, local, key, cx);
+        }
+    }
+
+    /// Empty the queue `key` of local port `local`'s egress: each frame is
+    /// dropped, counted in `flushed`, and released from the buffer as if
+    /// it had left (so its ingress may resume its upstream).
+    #[inline(never)]
+    fn flush_queue(&mut self, ports: &mut [Port], local: usize, key: QueueKey, cx: &mut Ctx) {
+        let id = self.port_id(local);
+        let now = cx.now;
+        for f in flush_port(&mut ports[local], id, key, cx) {
+            cx.int_pool.release(f.int);
+            let class = usize::from(f.class);
+            if class == 0 {
+                continue;
+            }
+            let in_local = usize::from(f.ingress);
+            let (_, state) = self
+                .mmu
+                .release_state(in_local, local, class, u64::from(f.size));
+            if ports[in_local].fc.after_release_emits(
+                now,
+                QueueKey::of(&f),
+                f.size,
+                state,
+                &mut cx.outbox,
+            ) {
+                self.apply_fc_outbox(ports, in_local, cx);
+            }
+        }
+    }
+
+    /// The flow-control timer of local port `local`, armed as `version`.
+    pub(crate) fn fc_timer(
+        &mut self,
+        ports: &mut [Port],
+        local: usize,
+        version: u32,
+        cx: &mut Ctx,
+    ) {
+        if ports[local].fc_version != version {
+            return;
+        }
+        let now = cx.now;
+        let mmu = &self.mmu;
+        let state = |class: usize| mmu.ingress_state(local, class);
+        let p = &mut ports[local];
+        p.fc.on_timer(now, &state, &mut cx.outbox);
+        p.egress.on_timer(&p.egress_head, now);
+        self.apply_fc_outbox(ports, local, cx);
+        self.try_send(ports, local, cx);
     }
 }

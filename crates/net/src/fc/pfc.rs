@@ -40,7 +40,7 @@ pub enum PfcMode {
 /// halves. `repr(C)`, what every frame reads first: `may_send`,
 /// `after_admit` and `after_release` read only its first three bytes
 /// (`sends` and two bitmasks), which `Port` keeps in its first cache line
-/// (sim.rs).
+/// (port.rs).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Pfc {
