@@ -170,7 +170,10 @@ impl<E: Copy> EventQueue<E> {
             near: 0,
             far: BinaryHeap::new(),
             far_top: u64::MAX,
-            seq: 0,
+            // From 1: `(0, 0)` is what `last_popped` says before any pop,
+            // and no event may be taken for it (a place reserved at time 0
+            // before the first pop had sequence 0, and looked popped).
+            seq: 1,
             last_time: 0,
             last_seq: 0,
             #[cfg(debug_assertions)]
