@@ -356,13 +356,13 @@ impl Simulation {
             }
             switches.push(Switch {
                 first_port: first,
-                id: switches.len() as u16,
                 n_ports: count as u16,
                 mmu,
                 ecn,
                 routes: Vec::new(),
                 route_rows: Vec::new(),
                 ecn_on: cfg.ecn.enabled,
+                pint_on: false,
                 pint: None,
             });
         }
@@ -515,6 +515,7 @@ impl Simulation {
             // PINT measures utilisation over the largest base RTT.
             let t_ns = max_rtt_bdp.map_or(1, |(rtt, _)| rtt);
             for sw in &mut switches {
+                sw.pint_on = true;
                 sw.pint = Some((base, t_ns));
             }
         }

@@ -29,9 +29,13 @@ const _: () =
 pub(crate) struct Switch {
     /// The global id of its local port 0; its ports follow.
     pub first_port: u32,
-    /// Its index in `Simulation::switches` (and its ports' `owner`).
-    pub id: u16,
     pub n_ports: u16,
+    /// Whether RED/ECN marks here (`EcnConfig::enabled`).
+    pub ecn_on: bool,
+    /// Whether HPCC-PINT runs (then `pint` holds its parameters). Here,
+    /// in the line every hop reads, so that a departure reads no other
+    /// line to learn that it does not.
+    pub pint_on: bool,
     /// Per destination key (`DstRoute::key`, route.rs): where its next
     /// hops are in `routes`.
     pub route_rows: Vec<RouteRow>,
@@ -40,8 +44,6 @@ pub(crate) struct Switch {
     pub ecn: Vec<(u64, u64, f64)>,
     /// Next-hop local ports, flat, in the rows of `route_rows`.
     pub routes: Vec<u16>,
-    /// Whether RED/ECN marks here (`EcnConfig::enabled`).
-    pub ecn_on: bool,
     /// With HPCC-PINT: its log base and the base RTT (ns) its utilisation
     /// is measured over.
     pub pint: Option<(f64, u64)>,
@@ -86,7 +88,8 @@ impl Switch {
         let ports_at = ports.as_ptr();
         let ip = &mut ports[in_local];
         let dst = &routes[pkt.dst as usize];
-        let out_local = if dst.attach_switch == u32::from(self.id) {
+        // This switch's index is its ports' `owner`.
+        let out_local = if dst.attach_switch == u32::from(ip.owner) {
             dst.attach_port
         } else {
             let row = self.route_rows[dst.key as usize];
@@ -319,7 +322,7 @@ impl Switch {
         let class = usize::from(pkt.class);
         let p = &mut ports[local];
         let size = u64::from(pkt.size);
-        if let Some((base, t_ns)) = self.pint {
+        if let (true, Some((base, t_ns))) = (self.pint_on, self.pint) {
             // HPCC-PINT at dequeue (peer SwitchNotifyDequeue, mode 10).
             if pkt.kind == PacketKind::Data {
                 let u = p
