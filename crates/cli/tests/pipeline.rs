@@ -835,3 +835,35 @@ fn a_step_below_the_minimum_is_bad_input() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A figure's file that cannot be written (a directory of that name, a
+/// plain file where its directory should be) gets one line naming the
+/// figure's path and the system's reason, exit code 2, in both formats.
+#[test]
+fn a_figure_that_cannot_be_written_is_named_in_one_line() {
+    let dir = workdir("plot-unwritable");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    let out = rdmasim(&dir, &["run", "base.toml", "--out", "r", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    fs::create_dir(dir.join("d.png")).unwrap();
+    fs::create_dir(dir.join("d.svg")).unwrap();
+    fs::write(dir.join("afile"), "").unwrap();
+    for (file, reason) in [
+        ("d.png", "Is a directory"),
+        ("d.svg", "Is a directory"),
+        ("afile/a.png", "cannot create afile: "),
+    ] {
+        let out = rdmasim(&dir, &["plot", "cdf", "r", "-o", file]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+        assert_eq!(err.lines().count(), 1, "{file}: {err}");
+        let want = format!("rdmasim: {file}: cannot write the figure: {reason}");
+        assert!(err.starts_with(&want), "{file}: {err}");
+        assert!(
+            !err.contains("Os {") && !err.contains("Error("),
+            "{file}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{file}: {}", text(&out.stdout));
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
