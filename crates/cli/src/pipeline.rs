@@ -245,7 +245,7 @@ struct FigureArgs {
     /// Title.
     #[arg(long)]
     title: Option<String>,
-    /// Width x height in pixels.
+    /// Width x height in pixels, each from 100 to 10000.
     #[arg(long, default_value = "1000x620", value_name = "WxH")]
     size: String,
 }
@@ -337,21 +337,35 @@ enum PlotKind {
     },
 }
 
+/// The width and height a figure may have, in pixels.
+const FIGURE_PIXELS: std::ops::RangeInclusive<u32> = 100..=10_000;
+
 impl FigureArgs {
     fn common(&self, kind: &str) -> Result<plot::Common, ExperimentError> {
-        let size = self
+        // Parsed wider than a pixel count, so that a number past the range
+        // is told as out of range, not as a malformed size.
+        let (w, h): (u64, u64) = self
             .size
             .split_once(['x', 'X'])
             .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
-            .filter(|&(w, h): &(u32, u32)| {
-                (100..=10_000).contains(&w) && (100..=10_000).contains(&h)
-            })
             .ok_or_else(|| {
                 bad(
                     "--size",
                     format!("'{}' is not WxH, e.g. 1000x620", self.size),
                 )
             })?;
+        let pixels = |n: u64| u32::try_from(n).ok().filter(|n| FIGURE_PIXELS.contains(n));
+        let (Some(w), Some(h)) = (pixels(w), pixels(h)) else {
+            return Err(bad(
+                "--size",
+                format!(
+                    "{w}x{h} is out of range: width and height must each be from {} to {} \
+                     pixels",
+                    FIGURE_PIXELS.start(),
+                    FIGURE_PIXELS.end()
+                ),
+            ));
+        };
         Ok(plot::Common {
             out: self
                 .out
@@ -362,7 +376,7 @@ impl FigureArgs {
                 .as_ref()
                 .map(|l| l.split(',').map(|s| s.trim().to_string()).collect()),
             title: self.title.clone(),
-            size,
+            size: (w, h),
         })
     }
 }

@@ -867,3 +867,31 @@ fn a_figure_that_cannot_be_written_is_named_in_one_line() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A size written right but too small or too large is out of range, and
+/// the message says the range; only a size that does not parse is said to
+/// be malformed.
+#[test]
+fn a_figure_size_out_of_range_states_the_range() {
+    let dir = workdir("plot-size");
+    for size in ["0x0", "99x620", "1000x10001", "5000000000x620"] {
+        let out = rdmasim(&dir, &["plot", "cdf", "r", "--size", size]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{size}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "rdmasim: <command line>: --size: {size} is out of range: width and height \
+                 must each be from 100 to 10000 pixels\n"
+            )
+        );
+    }
+    let out = rdmasim(&dir, &["plot", "cdf", "r", "--size", "wide"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        "rdmasim: <command line>: --size: 'wide' is not WxH, e.g. 1000x620\n"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
