@@ -1059,3 +1059,61 @@ fn another_commands_file_names_the_command_that_reads_it() {
     assert!(!err.contains("looks like"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A byte that is not UTF-8 (a Latin-1 `µ` from an old editor) is named at
+/// its line and column, with the key that line sets, in rdmasim's config,
+/// a sweep file and the peer's config alike.
+#[test]
+fn a_byte_that_is_not_utf8_is_named_at_its_line() {
+    let dir = workdir("not-utf8");
+    // `s` with each `µ` written as Latin-1's one byte, 0xb5.
+    let with_byte = |s: &str| -> Vec<u8> {
+        s.replace('µ', "\u{0}")
+            .bytes()
+            .map(|b| if b == 0 { 0xb5 } else { b })
+            .collect()
+    };
+    let cfg = SMALL.replace("delay = \"1us\"", "delay = \"1µs\"");
+    fs::write(dir.join("cfg.toml"), with_byte(&cfg)).unwrap();
+    fs::write(
+        dir.join("sweep.toml"),
+        with_byte("base = \"cfg.toml\"\n[axes]\n\"topology.delay\" = [\"1µs\"]\n"),
+    )
+    .unwrap();
+    peer_files(&dir, "");
+    let peer = fs::read_to_string(dir.join("config.txt")).unwrap();
+    fs::write(
+        dir.join("config.txt"),
+        with_byte(&peer.replace("RP_TIMER 300", "RP_TIMER 300µ")),
+    )
+    .unwrap();
+    for (cmd, file, line, field, column) in [
+        (
+            "run",
+            "cfg.toml",
+            line_of(&cfg, "delay"),
+            "topology.delay",
+            11,
+        ),
+        ("sweep", "sweep.toml", 3, "axes.topology.delay", 23),
+        (
+            "hpcc",
+            "config.txt",
+            line_of(&peer, "RP_TIMER"),
+            "RP_TIMER",
+            13,
+        ),
+    ] {
+        let out = rdmasim(&dir, &[cmd, file, "--quiet"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "rdmasim: {file}:{line}: {field}: not UTF-8 text: byte 0xb5 at column \
+                 {column}; save the file as UTF-8\n"
+            )
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -9,6 +9,40 @@
 //! ([`looks_like`]), so that an error in a file given to the wrong command
 //! can name the right one.
 
+use crate::error::ExperimentError;
+use engine::InputError;
+use std::path::Path;
+
+/// Read the TOML file at `path` whole. A byte that is not UTF-8 is an
+/// input error at its line, naming the key set there; any other failure is
+/// an I/O error on `path`.
+pub(crate) fn read_toml(path: &Path) -> Result<String, ExperimentError> {
+    engine::input::read_text(path).map_err(|e| match engine::input::not_utf8(&e) {
+        Some(bad) => {
+            let field = match at_line(&lossy_text(path), bad.line) {
+                At::Key(k) => k,
+                At::Header(_) | At::Table(_) => String::new(),
+            };
+            ExperimentError::Input(InputError::at(
+                path.display().to_string(),
+                Some(bad.line),
+                field,
+                bad.in_line(),
+            ))
+        }
+        None => ExperimentError::io(path, e),
+    })
+}
+
+/// The text of the file at `path` with every byte that is not UTF-8
+/// replaced (empty if it cannot be read): only to find what is on the line
+/// that an error names.
+pub(crate) fn lossy_text(path: &Path) -> String {
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
 /// What one line of the source is.
 #[derive(Debug, PartialEq, Eq)]
 enum LineKind {
@@ -282,17 +316,17 @@ pub(crate) fn looks_like(text: &str) -> Option<FileKind> {
 /// `e` with `kind`'s hint appended, if `e` is about `file` and `text` (its
 /// contents) looks like one of the `wrong` kinds of file.
 pub(crate) fn hint_wrong_kind(
-    e: crate::error::ExperimentError,
+    e: ExperimentError,
     text: &str,
     file: &str,
     wrong: &[FileKind],
-) -> crate::error::ExperimentError {
+) -> ExperimentError {
     match (e, looks_like(text)) {
-        (crate::error::ExperimentError::Input(mut ie), Some(kind))
+        (ExperimentError::Input(mut ie), Some(kind))
             if ie.file == file && wrong.contains(&kind) =>
         {
             ie.msg = format!("{}; {}", ie.msg, kind.hint(file));
-            crate::error::ExperimentError::Input(ie)
+            ExperimentError::Input(ie)
         }
         (e, _) => e,
     }

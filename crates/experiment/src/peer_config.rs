@@ -120,7 +120,19 @@ struct Line<'a> {
 pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     let file = path.display().to_string();
     let text = engine::input::read_text(path).map_err(|e| {
-        ExperimentError::Input(InputError::at(&file, None, "", format!("cannot read: {e}")))
+        ExperimentError::Input(match engine::input::not_utf8(&e) {
+            // Named at its line, by the key that line sets.
+            Some(bad) => {
+                let text = locate::lossy_text(path);
+                let key = text
+                    .lines()
+                    .nth(bad.line - 1)
+                    .and_then(|l| l.split_whitespace().next())
+                    .unwrap_or_default();
+                InputError::at(&file, Some(bad.line), key, bad.in_line())
+            }
+            None => InputError::at(&file, None, "", format!("cannot read: {e}")),
+        })
     })?;
     parse_peer_config(path, &file, &text)
         .map_err(|e| locate::hint_wrong_kind(e, &text, &file, &[FileKind::Sweep, FileKind::Config]))

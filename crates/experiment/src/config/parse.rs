@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Read and parse a config file. Errors name `path` as written.
 pub fn load_config(path: &Path) -> Result<Config, ExperimentError> {
-    let text = engine::input::read_text(path).map_err(|e| ExperimentError::io(path, e))?;
+    let text = locate::read_toml(path)?;
     parse_config(&text, &path.display().to_string())
 }
 

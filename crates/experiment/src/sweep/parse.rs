@@ -27,7 +27,7 @@ pub(super) fn input_err(
 
 /// Read and check a sweep file and its base config's text.
 pub fn load_sweep(path: &Path) -> Result<Sweep, ExperimentError> {
-    let text = engine::input::read_text(path).map_err(|e| ExperimentError::io(path, e))?;
+    let text = locate::read_toml(path)?;
     parse_sweep(&text, &path.display().to_string(), &config::base_dir(path))
 }
 
