@@ -526,8 +526,10 @@ fn cdf_of_empty_flows_names_the_cdf_key() {
 // ---- The peer's config.txt (`rdmasim hpcc`) ----
 
 /// A 4-host star in the peer's formats: a 3-to-1 incast without ECN, so
-/// DCQCN never slows down and PFC has to act.
-fn peer_files(dir: &Path, extra_keys: &str) {
+/// DCQCN never slows down and PFC has to act. Each line of `keys` takes
+/// the place of the line of the same key, or is appended if there is none
+/// (a key on two lines is refused).
+fn peer_files(dir: &Path, keys: &str) {
     fs::write(
         dir.join("topo.txt"),
         "5 1 4\n4\n0 4 100Gbps 1000ns 0\n1 4 100Gbps 1000ns 0\n2 4 100Gbps 1000ns 0\n3 4 100Gbps 1000ns 0\n",
@@ -538,21 +540,26 @@ fn peer_files(dir: &Path, extra_keys: &str) {
         "3\n1 0 3 100 3000000 2.000000000\n2 0 3 100 3000000 2.000000000\n3 0 3 100 20000 2.000001000\n",
     )
     .unwrap();
-    fs::write(
-        dir.join("config.txt"),
-        format!(
-            "ENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\nTOPOLOGY_FILE topo.txt\nFLOW_FILE flows.txt\n\
-             FCT_OUTPUT_FILE out/fct.txt\nPFC_OUTPUT_FILE out/pfc.txt\nSIMULATOR_STOP_TIME 2.5\n\
-             CC_MODE 1\nALPHA_RESUME_INTERVAL 1\nRATE_DECREASE_INTERVAL 4\nRP_TIMER 300\n\
-             EWMA_GAIN 0.00390625\nRATE_AI 20Mb/s\nRATE_HAI 200Mb/s\nMIN_RATE 1000Mb/s\n\
-             KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\nPMAX_MAP 1 100000000000 0.2\n\
-             BUFFER_SIZE 4\nACK_HIGH_PRIO 1\n{extra_keys}"
-        ),
-    )
-    .unwrap();
+    let mut lines: Vec<String> = "ENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\nTOPOLOGY_FILE topo.txt\n\
+         FLOW_FILE flows.txt\nFCT_OUTPUT_FILE out/fct.txt\nPFC_OUTPUT_FILE out/pfc.txt\n\
+         SIMULATOR_STOP_TIME 2.5\nCC_MODE 1\nALPHA_RESUME_INTERVAL 1\nRATE_DECREASE_INTERVAL 4\n\
+         RP_TIMER 300\nEWMA_GAIN 0.00390625\nRATE_AI 20Mb/s\nRATE_HAI 200Mb/s\nMIN_RATE 1000Mb/s\n\
+         KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\nPMAX_MAP 1 100000000000 0.2\n\
+         BUFFER_SIZE 4\nACK_HIGH_PRIO 1"
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let key = |l: &str| l.split_whitespace().next().unwrap_or("").to_string();
+    for extra in keys.lines() {
+        match lines.iter().position(|l| key(l) == key(extra)) {
+            Some(i) => lines[i] = extra.to_string(),
+            None => lines.push(extra.to_string()),
+        }
+    }
+    fs::write(dir.join("config.txt"), lines.join("\n") + "\n").unwrap();
 }
 
-/// Run `rdmasim hpcc` on [`peer_files`] with `line` appended, expecting it
+/// Run `rdmasim hpcc` on [`peer_files`] with `line` in it, expecting it
 /// refused (exit 2): its stderr and the line number `line` has in
 /// `config.txt`, so that a test can check that the error names it.
 fn hpcc_refusal(dir: &Path, line: &str) -> (String, usize) {
@@ -1115,5 +1122,48 @@ fn a_byte_that_is_not_utf8_is_named_at_its_line() {
             )
         );
     }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A key of the peer's config on two lines is refused at the second,
+/// naming the first, where the peer would silently take the last; a word
+/// that is not a key (a `#` comment) sets nothing and is only warned about
+/// at each line.
+#[test]
+fn a_peer_config_key_given_twice_is_refused() {
+    let dir = workdir("hpcc-twice");
+    for line in ["CC_MODE 3", "KMAX_MAP 1 100000000000 1700"] {
+        peer_files(&dir, "");
+        let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+        let key = line.split(' ').next().unwrap();
+        let first = line_of(&cfg, &format!("{key} "));
+        fs::write(dir.join("config.txt"), format!("{cfg}{line}\n")).unwrap();
+        let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "rdmasim: config.txt:{}: {key}: given twice, first at line {first}; keep one \
+                 of the two lines\n",
+                cfg.lines().count() + 1
+            )
+        );
+    }
+    peer_files(&dir, "");
+    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+    fs::write(
+        dir.join("config.txt"),
+        format!("# a note\n{cfg}# another\n"),
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.matches("#: not a key of the peer's config").count(),
+        2,
+        "{err}"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,7 +7,8 @@
 //! silently ignored; keys the peer itself reads but does not use in the
 //! chosen mode are accepted. A key the peer does not have either is most
 //! likely a typo: it gets a warning of its own at its line, naming the key
-//! meant when one is close.
+//! meant when one is close. A key on two lines is refused: the peer would
+//! take the last without a word.
 
 use crate::config::{
     cc_from_peer, check_peer_value, frame_above_buffer, stop_before_flows, unread_flows_warning,
@@ -265,7 +266,15 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     // The lines of FCT_OUTPUT_FILE, PFC_OUTPUT_FILE and QLEN_MON_FILE.
     let mut output_lines = [0; 3];
     let mut unknown = Vec::new();
+    // The peer takes a key's last line; a second line of a key is more
+    // likely an edit that missed the first, so it is refused (once its
+    // value is checked), not obeyed. A word that is not a key (a comment's
+    // `#`, say) sets nothing and is warned about at each line instead.
+    let mut first_line: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for l in &lines {
+        let again = first_line
+            .insert(l.key, l.no)
+            .filter(|_| PEER_KEYS.contains(&l.key));
         match l.key {
             "ENABLE_QCN" => net.ecn.enabled = flag(l)?,
             "PACKET_PAYLOAD_SIZE" => {
@@ -399,6 +408,12 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             k if INERT_KEYS.contains(&k) => {}
             k => unknown.push((l.no, k)),
         }
+        if let Some(first) = again {
+            return Err(err(
+                l,
+                format!("given twice, first at line {first}; keep one of the two lines"),
+            ));
+        }
     }
     net.nic.bdp_window = has_win;
     // The peer's switches carry ACKs in the flow's class whatever
@@ -457,15 +472,14 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
         })
     };
     let kind = cc_mode.ok_or_else(|| missing("CC_MODE"))?;
-    // The last line of a key holds, as in the peer.
-    let last = |key: &str| -> Option<&str> {
+    // Each key is on one line at most (checked above).
+    let value = |key: &str| -> Option<&str> {
         cc_values
             .iter()
-            .rev()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v.as_str())
     };
-    net.cc = cc_from_peer(kind, &last);
+    net.cc = cc_from_peer(kind, &value);
     if let (Some((kmin, _)), Some((kmax, line)), Some((pmax, _))) = (&kmin, &kmax, &pmax) {
         let mut th = Vec::new();
         for (rate, kx) in kmax {
