@@ -13,8 +13,8 @@
 //! [`scenario`], [`run`], [`summary`] and [`output`] (running and writing a
 //! run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
 //! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator); below them
-//! [`fmt`] (every number format), `locate` (lines of TOML keys), `error`
-//! and `procstat`. Modules name what they use by its own module, never by
+//! [`fmt`] (every number format), `locate` (lines of TOML keys), `suggest`
+//! (the key meant by a misspelt one), `error` and `procstat`. Modules name what they use by its own module, never by
 //! this root's re-exports.
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
@@ -30,6 +30,7 @@ pub mod peer_config;
 mod procstat;
 pub mod run;
 pub mod scenario;
+mod suggest;
 pub mod summary;
 pub mod sweep;
 

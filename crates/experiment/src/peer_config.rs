@@ -18,6 +18,7 @@ use crate::error::ExperimentError;
 use crate::locate::{self, FileKind};
 use crate::run::{run_scenario, RunReport};
 use crate::scenario::{PeerOutputs, RunOptions, Scenario};
+use crate::suggest::{self, close_enough, edit_distance};
 use engine::units::{input_ps, parse_rate_or_bps, MAX_BYTES, MAX_INPUT_PS, MAX_INPUT_TIME};
 use engine::{Delta, InputError, Rate, Time};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
@@ -606,51 +607,9 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
 }
 
 /// The key of the peer's config closest to `key`, if close enough to be
-/// what was meant (compared in upper case: the peer's keys are).
+/// what was meant.
 fn closest_key(key: &str) -> Option<&'static str> {
-    let upper = key.to_ascii_uppercase();
-    PEER_KEYS
-        .iter()
-        .map(|k| (edit_distance(&upper, k), *k))
-        .filter(|&(d, _)| close_enough(d, key))
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, k)| k)
-}
-
-/// Whether `d` edits make `key` a likely typo: one edit in a short key,
-/// two in a longer one. More would suggest unrelated keys (a key of a
-/// fork of the peer, say) as typos.
-fn close_enough(d: usize, key: &str) -> bool {
-    d <= if key.len() < 8 { 1 } else { 2 }
-}
-
-/// Edits (insert, delete, substitute, swap two neighbours) from `a` to
-/// `b`: the optimal string alignment distance, so that a transposed pair
-/// (`CC_MDOE`) counts as one typo.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // d[i][j]: distance between a[..i] and b[..j].
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
+    suggest::closest(key, PEER_KEYS.iter().copied())
 }
 
 /// Parse and run a peer config, writing its `FCT_OUTPUT_FILE` and
@@ -704,10 +663,6 @@ mod tests {
 
     #[test]
     fn typos_are_told_from_keys_rdmasim_does_not_model() {
-        assert_eq!(edit_distance("CC_MDOE", "CC_MODE"), 1);
-        assert_eq!(edit_distance("RATE_AII", "RATE_AI"), 1);
-        assert_eq!(edit_distance("", "ABC"), 3);
-        assert_eq!(edit_distance("KMIN_MAP", "KMAX_MAP"), 2);
         assert_eq!(closest_key("RATE_AII"), Some("RATE_AI"));
         assert_eq!(closest_key("rate_hai"), Some("RATE_HAI"));
         assert_eq!(closest_key("CC_MDOE"), Some("CC_MODE"));

@@ -146,13 +146,24 @@ fn unknown_nested_key_names_its_path_and_line() {
         format!("{SMALL}\n[cc]\nkind = \"dcqcn\"\n\n[cc.dcqcn]\ng = 0.5\nrp_timr = \"1us\"\n");
     let e = err_of(&text);
     let line = text.lines().position(|l| l.starts_with("rp_timr")).unwrap() + 1;
+    assert_eq!(
+        e,
+        format!("t.toml:{line}: cc.dcqcn.rp_timr: unknown key; did you mean rp_timer?")
+    );
+    // Nothing close: every key of the table, as that is all there is to say.
+    let text = text.replace("rp_timr", "zzzzzz");
+    let e = err_of(&text);
     assert!(
         e.starts_with(&format!(
-            "t.toml:{line}: cc.dcqcn.rp_timr: unknown key; expected one of"
-        )),
+            "t.toml:{line}: cc.dcqcn.zzzzzz: unknown key; expected one of alpha_interval, "
+        )) && e.contains("rp_timer"),
         "{e}"
     );
-    assert!(e.contains("rp_timer"), "{e}");
+    let e = err_of(&format!("{SMALL}\n[ccc]\nkind = \"dcqcn\"\n"));
+    assert!(
+        e.ends_with(": ccc: unknown section; did you mean cc?"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -872,8 +883,15 @@ fn bad_values_name_the_key_and_line() {
         .to_string();
     assert!(
         e.ends_with(
-            "timeseries.ports: the entry at index 1: unknown key \"prot\"; expected node, port"
+            "timeseries.ports: the entry at index 1: unknown key \"prot\"; did you mean port?"
         ),
+        "{e}"
+    );
+    let e = timeseries("[timeseries]\nports = [{node = 1, queue = 0}]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with("the entry at index 0: unknown key \"queue\"; expected node, port"),
         "{e}"
     );
     let e = timeseries("[timeseries]\nports = [{node = \"a\", port = 0}]\n")

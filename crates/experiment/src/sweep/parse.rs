@@ -7,6 +7,7 @@ use super::report_spec::parse_report;
 use crate::config::{self, parse_config};
 use crate::error::ExperimentError;
 use crate::locate;
+use crate::suggest;
 use engine::InputError;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -40,15 +41,16 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
         input_err(file, line, "", format!("invalid TOML: {msg}"))
     })?;
     let at = |key: &str| locate::key_line(text, key);
+    const KEYS: [&str; 6] = ["base", "name", "axes", "set", "variants", "report"];
     for (k, _) in doc.iter() {
-        if !["base", "name", "axes", "set", "variants", "report"].contains(&k) {
-            return Err(input_err(
-                file,
-                at(k),
-                k,
-                "unknown key; a sweep file has base, name, [set], [axes], [variants.*] and \
-                 [report]",
-            ));
+        if !KEYS.contains(&k) {
+            let msg = match suggest::closest(k, KEYS) {
+                Some(meant) => format!("unknown key; did you mean {meant}?"),
+                None => "unknown key; a sweep file has base, name, [set], [axes], \
+                         [variants.*] and [report]"
+                    .to_string(),
+            };
+            return Err(input_err(file, at(k), k, msg));
         }
     }
     let base_rel = match doc.get("base") {

@@ -191,7 +191,18 @@ fn unknown_keys_and_bad_values_name_the_sweep_line() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.starts_with("s.toml:2: bogus: unknown key"), "{e}");
+    assert!(
+        e.starts_with("s.toml:2: bogus: unknown key; a sweep file has base, name, [set], "),
+        "{e}"
+    );
+    let e = parse_sweep(
+        "base = \"x.toml\"\naxis = 1\n",
+        "s.toml",
+        Path::new("/nonexistent"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(e, "s.toml:2: axis: unknown key; did you mean axes?");
 
     // A sweep file as the base: named as such at the base line.
     let dir = std::env::temp_dir().join(format!("rdmasim-sweep-base-{}", std::process::id()));
