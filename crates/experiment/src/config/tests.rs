@@ -225,6 +225,33 @@ fn values_are_checked_with_their_line() {
         "t.toml:7: topology.k: 400002 switches is too many (at most 65534); lower k \
          or dcs"
     );
+    // k has one rule, whatever breaks it: 0 is not told apart from 1 or 3.
+    for kind in ["fat_tree", "cross_dc"] {
+        for k in [0, 1, 3] {
+            let e = err_of(&SMALL.replace(
+                "kind = \"star\"\nhosts = 4",
+                &format!("kind = \"{kind}\"\nk = {k}"),
+            ));
+            assert_eq!(
+                e,
+                format!("t.toml:7: topology.k: k must be even and at least 2 (got {k})")
+            );
+        }
+    }
+    // So has a cross_dc's number of datacenters.
+    for dcs in [0, 1] {
+        let e = err_of(&SMALL.replace(
+            "kind = \"star\"\nhosts = 4",
+            &format!("kind = \"cross_dc\"\ndcs = {dcs}"),
+        ));
+        assert_eq!(
+            e,
+            format!(
+                "t.toml:7: topology.dcs: dcs must be at least 2 (got {dcs}); for one DC use \
+                 kind = \"fat_tree\""
+            )
+        );
+    }
     // Too many nodes: the error names the size key to lower.
     let e = err_of(&SMALL.replace(
         "kind = \"star\"\nhosts = 4",
