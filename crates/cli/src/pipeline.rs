@@ -212,8 +212,14 @@ pub(crate) struct AnalyzeArgs {
     out: Option<PathBuf>,
 }
 
+/// Refuse a sweep's directory among `runs`, before anything is read.
+fn refuse_sweep_dirs(runs: &[PathBuf]) -> Result<(), ExperimentError> {
+    runs.iter().try_for_each(|r| analyze::refuse_sweep_dir(r))
+}
+
 pub(crate) fn analyze(a: AnalyzeArgs) -> Result<u8, Failure> {
     let o = a.filter.options()?;
+    refuse_sweep_dirs(&a.runs)?;
     let runs = analyze::analyze_runs(&a.runs, &o)?;
     let mut out = std::io::stdout().lock();
     out.write_all(analyze::render(&runs, &o).as_bytes())?;
@@ -385,6 +391,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
     let c = match a.kind {
         PlotKind::Slowdown { runs, filter, fig } => {
             let c = fig.common("slowdown")?;
+            refuse_sweep_dirs(&runs)?;
             plot::slowdown(&runs, &filter.options()?, &c)?;
             c
         }
@@ -395,6 +402,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("cdf")?;
+            refuse_sweep_dirs(&runs)?;
             let of = if slowdown {
                 plot::CdfOf::Slowdown
             } else {
@@ -410,6 +418,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("queue")?;
+            refuse_sweep_dirs(&runs)?;
             let sel = plot::PortSel {
                 node: port.node,
                 port: port.port,
@@ -420,6 +429,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
         }
         PlotKind::Throughput { runs, port, fig } => {
             let c = fig.common("throughput")?;
+            refuse_sweep_dirs(&runs)?;
             let sel = plot::PortSel {
                 node: port.node,
                 port: port.port,
@@ -435,6 +445,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("bifrost")?;
+            analyze::refuse_sweep_dir(&run)?;
             plot::bifrost(&run, port.node, port.port, lower, &c)?;
             c
         }
@@ -445,6 +456,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("pause")?;
+            analyze::refuse_sweep_dir(&run)?;
             plot::pause(&run, node, rows, &c)?;
             c
         }

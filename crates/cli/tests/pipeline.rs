@@ -895,3 +895,71 @@ fn a_figure_size_out_of_range_states_the_range() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A sweep's directory given to `analyze` or `plot`, a run config given to
+/// `sweep` or `analyze`: the error says what was given and what to do
+/// instead, in one line, exit code 2.
+#[test]
+fn another_commands_input_is_named_with_what_to_give() {
+    let dir = workdir("wrong-input");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    fs::write(
+        dir.join("one.toml"),
+        "base = \"base.toml\"\nname = \"one\"\n[axes]\n\"run.seed\" = [1]\n",
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["sweep", "one.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let sweep_dir = "runs/one";
+    let said = format!(
+        "rdmasim: {sweep_dir}: a sweep's directory, not a run directory: give the run \
+         directories in it instead, e.g. {sweep_dir}/*/ (its index.csv has each run's key \
+         numbers)\n"
+    );
+    for args in [
+        &["analyze", sweep_dir][..],
+        &["plot", "cdf", sweep_dir, "-o", "c.svg"][..],
+        &["plot", "pause", sweep_dir, "-o", "p.svg"][..],
+    ] {
+        let out = rdmasim(&dir, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(text(&out.stderr), said, "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // The runs inside are what to give.
+    let out = rdmasim(&dir, &["analyze", "runs/one/run.seed=1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let out = rdmasim(&dir, &["sweep", "base.toml"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("rdmasim: base.toml:1: topology: unknown key; ")
+            && err.ends_with(
+                "; this looks like an rdmasim TOML config: run it with `rdmasim run base.toml`\n"
+            ),
+        "{err}"
+    );
+    for (file, right) in [
+        (
+            "base.toml",
+            "an rdmasim TOML config: run it with `rdmasim run base.toml`",
+        ),
+        (
+            "one.toml",
+            "a sweep file: run it with `rdmasim sweep one.toml`",
+        ),
+    ] {
+        let out = rdmasim(&dir, &["analyze", file]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("rdmasim: {file}:1: "))
+                && err.ends_with(&format!("; this looks like {right}\n")),
+            "{err}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

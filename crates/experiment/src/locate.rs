@@ -254,13 +254,24 @@ pub(crate) fn at_line(text: &str, line: usize) -> At {
     At::Table(table)
 }
 
+/// The files a sweep directory holds besides its run directories.
+pub const SWEEP_FILES: [&str; 3] = ["index.csv", "sweep.log", ".sweep.lock"];
+
+/// Whether `dir` is a sweep's directory: it holds one of [`SWEEP_FILES`]
+/// and no `flows.csv` of its own.
+pub(crate) fn is_sweep_dir(dir: &Path) -> bool {
+    dir.is_dir()
+        && !dir.join("flows.csv").exists()
+        && SWEEP_FILES.iter().any(|f| dir.join(f).exists())
+}
+
 /// The kinds of file rdmasim's commands read, as told from their text
 /// alone, to point a user who gave one command another's file to the
 /// command that reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FileKind {
-    /// A sweep file (`rdmasim sweep`): a top-level `base` key, `[axes]` or
-    /// `[variants.*]`.
+    /// A sweep file (`rdmasim sweep`): a top-level `base` key, `[axes]`,
+    /// `[set]`, `[report]` or `[variants.*]`, tables no config has.
     Sweep,
     /// rdmasim's TOML config (`rdmasim run`): `[table]` headers or
     /// `key = value` lines.
@@ -301,7 +312,11 @@ pub(crate) fn looks_like(text: &str) -> Option<FileKind> {
     let (lines, _) = scan(text);
     let sweep = lines.iter().any(|k| match k {
         LineKind::Key(k) => k == "base",
-        LineKind::Header(h) => h == "axes" || h == "variants" || h.starts_with("variants."),
+        LineKind::Header(h) => {
+            ["axes", "set", "report", "variants"].contains(&h.as_str())
+                || h.starts_with("variants.")
+                || h.starts_with("report.")
+        }
         LineKind::Other => false,
     });
     if sweep {
@@ -411,6 +426,8 @@ kind = "poisson"
         assert_eq!(looks_like(sweep), Some(FileKind::Sweep));
         let variants = "name = \"x\"\n\n[variants.pfc]\n\"pfc.enabled\" = true\n";
         assert_eq!(looks_like(variants), Some(FileKind::Sweep));
+        let set = "name = \"x\"\n[set]\n\"run.seed\" = 2\n";
+        assert_eq!(looks_like(set), Some(FileKind::Sweep));
         assert_eq!(looks_like(SRC), Some(FileKind::Config));
         // `base` inside a table is a config key, not a sweep's.
         assert_eq!(

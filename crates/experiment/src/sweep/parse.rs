@@ -6,7 +6,7 @@ use super::plan::{Axis, PlannedRun, Sweep};
 use super::report_spec::parse_report;
 use crate::config::{self, parse_config};
 use crate::error::ExperimentError;
-use crate::locate;
+use crate::locate::{self, FileKind};
 use crate::suggest;
 use engine::InputError;
 use std::collections::BTreeMap;
@@ -26,10 +26,14 @@ pub(super) fn input_err(
     ExperimentError::Input(InputError::at(file, line, field, msg))
 }
 
-/// Read and check a sweep file and its base config's text.
+/// Read and check a sweep file and its base config's text. An error in a
+/// file that looks like rdmasim's TOML config or the peer's config ends
+/// with the command that reads it.
 pub fn load_sweep(path: &Path) -> Result<Sweep, ExperimentError> {
     let text = locate::read_toml(path)?;
-    parse_sweep(&text, &path.display().to_string(), &config::base_dir(path))
+    let file = path.display().to_string();
+    parse_sweep(&text, &file, &config::base_dir(path))
+        .map_err(|e| locate::hint_wrong_kind(e, &text, &file, &[FileKind::Config, FileKind::Peer]))
 }
 
 /// Parse sweep text; `file` names it in errors, `dir` is where `base` is

@@ -20,8 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The files a sweep directory holds besides its run directories.
-pub const SWEEP_FILES: [&str; 3] = ["index.csv", "sweep.log", ".sweep.lock"];
+pub use crate::locate::SWEEP_FILES;
 
 pub(super) const LOCK: &str = ".sweep.lock";
 
