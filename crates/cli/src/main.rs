@@ -201,10 +201,10 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
         "flows: {}/{} finished{}{}",
         s.flows.finished,
         s.flows.total,
-        if s.flows.unfinished > 0 {
-            format!(" ({} unfinished)", s.flows.unfinished)
-        } else {
-            String::new()
+        match (s.flows.unfinished, s.flows.not_started) {
+            (0, _) => String::new(),
+            (u, 0) => format!(" ({u} unfinished)"),
+            (u, n) => format!(" ({u} unfinished, {n} of them never started)"),
         },
         if s.flows.endless > 0 {
             format!(

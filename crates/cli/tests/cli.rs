@@ -143,21 +143,82 @@ fn default_output_directory_and_rerun() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// (flows started and unfinished, flows that never started) by a stop at
+/// `stop_ns`, counted from flows.csv.
+fn unfinished_by_stop(flows_csv: &Path, stop_ns: u64) -> (usize, usize) {
+    let mut started = 0;
+    let mut never = 0;
+    for row in csv_rows(flows_csv) {
+        let f: Vec<&str> = row.split(',').collect();
+        let (start, fct) = (f[4].parse::<u64>().unwrap(), f[6]);
+        if fct.is_empty() {
+            if start > stop_ns {
+                never += 1;
+            } else {
+                started += 1;
+            }
+        }
+    }
+    (started, never)
+}
+
+/// A stop time leaves flows unfinished: the run fails with exit code 1,
+/// and the warning tells flows cut off apart from flows that never
+/// started, as does the summary.
 #[test]
 fn unfinished_flows_fail_the_run_with_exit_code_1() {
     let dir = workdir("unfinished");
-    let cfg = SMALL.replace("name = \"small\"", "name = \"small\"\nstop = \"20us\"");
-    fs::write(dir.join("cfg.toml"), cfg).unwrap();
-    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
-    assert_eq!(o.status.code(), Some(1), "stderr: {}", text(&o.stderr));
-    let err = text(&o.stderr);
-    assert!(
-        err.starts_with("rdmasim: warning: ")
-            && err.contains("did not finish by the stop time 20.0us"),
-        "{err}"
-    );
-    // The outputs are still written.
-    assert!(dir.join("out/flows.csv").exists());
+    // At 20 us the flows that started have all finished; at 60 us some are
+    // cut off.
+    for (stop, stop_ns, cut_off) in [("20us", 20_000, false), ("60us", 60_000, true)] {
+        let cfg = SMALL.replace(
+            "name = \"small\"",
+            &format!("name = \"small\"\nstop = \"{stop}\""),
+        );
+        fs::write(dir.join("cfg.toml"), cfg).unwrap();
+        let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+        assert_eq!(o.status.code(), Some(1), "stderr: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        let (started, never) = unfinished_by_stop(&dir.join("out/flows.csv"), stop_ns);
+        let total = csv_rows(&dir.join("out/flows.csv")).len();
+        assert!(never > 0, "{stop}: {err}");
+        assert_eq!(started > 0, cut_off, "{stop}: {err}");
+        let want = if started == 0 {
+            format!(
+                "rdmasim: warning: {never} of {total} flows never started: they start after \
+                 the stop time {}.0us\n",
+                &stop[..2]
+            )
+        } else {
+            format!(
+                "rdmasim: warning: {started} of {total} flows started but did not finish by the \
+                 stop time {}.0us (the last event before it ran at ",
+                &stop[..2]
+            )
+        };
+        assert!(err.starts_with(&want), "{stop}: {want}\n{err}");
+        if started > 0 {
+            assert!(
+                err.ends_with(&format!(
+                    "), and {never} more never started: they start after it\n"
+                )),
+                "{stop}: {err}"
+            );
+        }
+        let stdout = text(&o.stdout);
+        assert!(
+            stdout.contains(&format!(
+                " finished ({} unfinished, {never} of them never started)\n",
+                started + never
+            )),
+            "{stdout}"
+        );
+        let summary = fs::read_to_string(dir.join("out/summary.json")).unwrap();
+        assert!(
+            summary.contains(&format!("\"not_started\": {never}")),
+            "{summary}"
+        );
+    }
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -228,6 +228,12 @@ fn summarize(
             total,
             finished,
             unfinished: total - finished - endless,
+            not_started: results
+                .flows
+                .iter()
+                .filter(|f| f.end.is_none() && f.size != workload::ENDLESS)
+                .filter(|f| net.stop_time.is_some_and(|stop| f.start > stop))
+                .count() as u64,
             endless,
         },
         slowdown: size_buckets(records, &DEFAULT_SIZE_EDGES),
@@ -302,9 +308,24 @@ fn invariants(
     if unfinished > 0 {
         let of = plural(n_flows as u64 - summary.flows.endless, "flow", "flows");
         let last = fmt_time(results.end_time);
+        let (started, never) = (
+            summary.flows.started_unfinished(),
+            summary.flows.not_started,
+        );
         out.push(match net.stop_time {
-            // Cut off: the flows were still going (or waiting on a timer
-            // due after the stop).
+            // Flows due after the stop never started: told apart from those
+            // cut off, which were still going (or waiting on a timer due
+            // after the stop).
+            Some(t) if never > 0 && started == 0 => format!(
+                "{never} of {of} never started: they start after the stop time {}",
+                fmt_time(t)
+            ),
+            Some(t) if never > 0 => format!(
+                "{started} of {of} started but did not finish by the stop time {} (the last \
+                 event before it ran at {last}), and {never} more never started: they start \
+                 after it",
+                fmt_time(t)
+            ),
             Some(t) if results.events_pending => format!(
                 "{unfinished} of {of} did not finish by the stop time {} (the last event \
                  before it ran at {last})",

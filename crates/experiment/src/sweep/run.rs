@@ -214,7 +214,14 @@ pub(super) fn summary_warnings(v: &serde_json::Value) -> Option<Vec<String>> {
         let of = n("flows", "total")
             .map(|t| t.saturating_sub(n("flows", "endless").unwrap_or(0)))
             .map_or(String::new(), |t| format!(" of {t} flow{}", s(t)));
-        out.push(format!("{unfinished}{of} did not finish"));
+        out.push(match n("flows", "not_started").unwrap_or(0) {
+            0 => format!("{unfinished}{of} did not finish"),
+            never if never == unfinished => format!("{never}{of} never started"),
+            never => format!(
+                "{}{of} started but did not finish, and {never} more never started",
+                unfinished - never
+            ),
+        });
     }
     Some(out)
 }

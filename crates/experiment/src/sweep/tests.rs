@@ -386,6 +386,23 @@ fn runs_already_done_count_with_the_warnings_their_summaries_record() {
             "3 of 9 flows did not finish".to_string()
         ])
     );
+    // Flows that never started (their start after the stop) are told
+    // apart from flows that did and were cut off.
+    let drops = r#""counters": {"lossless_drops": 0}"#;
+    assert_eq!(
+        w(&format!(
+            r#"{{"flows": {{"total": 191, "unfinished": 190, "not_started": 189}}, {drops}}}"#
+        )),
+        Some(vec![
+            "1 of 191 flows started but did not finish, and 189 more never started".to_string()
+        ])
+    );
+    assert_eq!(
+        w(&format!(
+            r#"{{"flows": {{"total": 191, "unfinished": 190, "not_started": 190}}, {drops}}}"#
+        )),
+        Some(vec!["190 of 191 flows never started".to_string()])
+    );
     // Without the numbers the outcome is unknown: the run is redone.
     assert_eq!(w(r#"{"flows": {"total": 10}}"#), None);
 
