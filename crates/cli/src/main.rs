@@ -20,8 +20,17 @@ mod bench;
 mod buffer_cmd;
 mod pipeline;
 
+/// `rdmasim --version`: the package version and the commit built
+/// (`build.rs`), so that a result can be traced to its source.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("RDMASIM_GIT_COMMIT"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
-#[command(name = "rdmasim", version, about, propagate_version = true)]
+#[command(name = "rdmasim", version = VERSION, about, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1228,3 +1228,30 @@ fn a_peer_config_key_given_twice_is_refused() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--version` names the commit built, so that a result can be traced to
+/// its source: the repository's HEAD where git can tell it, `unknown`
+/// where it cannot.
+#[test]
+fn the_version_names_the_commit() {
+    let dir = workdir("version");
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| text(&o.stdout).trim().to_string());
+    let commit = head.as_deref().unwrap_or("unknown");
+    let want = format!("{} (commit {commit})\n", env!("CARGO_PKG_VERSION"));
+    for args in [&["--version"][..], &["run", "--version"][..]] {
+        let out = rdmasim(&dir, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let said = text(&out.stdout);
+        assert!(
+            said.starts_with("rdmasim") && said.ends_with(&format!(" {want}")),
+            "{args:?}: {said}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
