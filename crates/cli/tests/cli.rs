@@ -1255,3 +1255,65 @@ fn the_version_names_the_commit() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `rdmasim check` builds a config's network and flows and says what a
+/// run would run, running nothing and writing nothing; bad input is the
+/// same one-line error as `run` gives, exit code 2.
+#[test]
+fn check_prints_what_a_run_would_run_and_runs_nothing() {
+    let dir = workdir("check");
+    let cfg = SMALL.replace("name = \"small\"", "name = \"small\"\nstop = \"20us\"");
+    fs::write(dir.join("cfg.toml"), &cfg).unwrap();
+    let o = rdmasim(&dir, &["check", "cfg.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    let said = text(&o.stdout);
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines[0], "cfg.toml: small, ready to run (nothing was run)");
+    assert_eq!(lines[1], "topology: 4 hosts, 1 switch, 4 links");
+    // The flows a run of the same config has, and those past the stop.
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let rows = csv_rows(&dir.join("out/flows.csv"));
+    let starts: Vec<u64> = rows
+        .iter()
+        .map(|r| r.split(',').nth(4).unwrap().parse().unwrap())
+        .collect();
+    let after = starts.iter().filter(|&&s| s > 20_000).count();
+    assert!(
+        lines[2].starts_with(&format!("flows: {}, starting from ", rows.len()))
+            && lines[2].ends_with(&format!(
+                " ({after} start after the stop time: a run would never start them)"
+            )),
+        "{said}"
+    );
+    assert_eq!(
+        lines[3],
+        "schemes: cc dcqcn, pfc until_resume, transport go_back_n, ecn on"
+    );
+    assert_eq!(lines[4], "seed 1, stop 20.0us");
+    assert_eq!(lines.len(), 5, "{said}");
+    fs::remove_dir_all(dir.join("out")).unwrap();
+    // Nothing written: no run directory, no runs/.
+    let o = rdmasim(&dir, &["check", "cfg.toml"]);
+    assert_eq!(o.status.code(), Some(0));
+    let left: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec!["cfg.toml".to_string()]);
+
+    let bad = SMALL.replace("hosts = 4", "hosts = 0");
+    fs::write(dir.join("bad.toml"), &bad).unwrap();
+    let o = rdmasim(&dir, &["check", "bad.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "rdmasim: bad.toml:{}: topology.hosts: must be at least 1\n",
+            line_of(&bad, "hosts")
+        )
+    );
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -37,6 +37,6 @@ pub mod sweep;
 pub use config::{build_scenario, defaults_toml, load_config, parse_config, Config};
 pub use error::ExperimentError;
 pub use peer_config::{load_peer_config, run_peer_config, PeerConfig};
-pub use run::{flow_records, run_scenario, RunReport};
+pub use run::{check_scenario, flow_records, run_scenario, CheckReport, RunReport};
 pub use scenario::{PeerOutputs, RunOptions, Scenario};
 pub use summary::{Counters, EngineStats, FlowCounts, Summary};

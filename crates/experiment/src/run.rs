@@ -51,7 +51,7 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// order), `pfc.txt` when PFC recording is on, and `config.toml` when
 /// [`RunOptions::config_toml`] is set.
 pub fn run_scenario(
-    s: Scenario,
+    mut s: Scenario,
     out_dir: Option<&Path>,
     opts: &RunOptions,
 ) -> Result<RunReport, ExperimentError> {
@@ -64,33 +64,9 @@ pub fn run_scenario(
     }
     let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
     let n_flows = s.flows.len();
-    let mut sim = Simulation::new(&s.topo, s.flows, s.net.clone()).map_err(|e| {
-        // The section of the config that the error is about.
-        let field = match e {
-            net::BuildError::BadPortRule { .. } => "ports",
-            net::BuildError::NoSuchLink(..) => "link_down",
-            net::BuildError::BadFlow { .. } | net::BuildError::Unsorted(_) => "workload",
-        };
-        ExperimentError::Input(InputError::at(s.name.as_str(), None, field, e.to_string()))
-    })?;
+    let flows = std::mem::take(&mut s.flows);
+    let (mut sim, mut notes) = build_simulation(&s, flows, opts.timeseries.as_ref())?;
     sim.record_pfc(record_pfc);
-    if let Some(m) = &opts.timeseries {
-        sim.monitor(m.clone()).map_err(|e| {
-            ExperimentError::Input(InputError::at(s.name.as_str(), None, "timeseries", e))
-        })?;
-    }
-
-    let mut notes: Vec<String> = s.notes;
-    notes.extend_from_slice(sim.warnings());
-    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
-        // Allowed (an experiment may want it), but IRN is designed to make
-        // PFC unnecessary (IRN; Swing §4.2).
-        notes.push(
-            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
-             set enabled = false or leave it out"
-                .to_string(),
-        );
-    }
     let print_notes = |notes: &[String]| {
         if opts.print_notes {
             for n in notes {
@@ -152,6 +128,123 @@ pub fn run_scenario(
         summary,
         invariant_failures,
         out_dir: out_dir.map(Path::to_path_buf),
+        notes,
+    })
+}
+
+/// The simulation of `s` with `flows` (the scenario's, taken out of it),
+/// built and with its time series set up, and the notes known before it
+/// runs: the scenario's, the network's, and IRN over PFC.
+fn build_simulation(
+    s: &Scenario,
+    flows: Vec<workload::FlowSpec>,
+    timeseries: Option<&net::monitor::MonitorConfig>,
+) -> Result<(Simulation, Vec<String>), ExperimentError> {
+    let mut sim = Simulation::new(&s.topo, flows, s.net.clone()).map_err(|e| {
+        // The section of the config that the error is about.
+        let field = match e {
+            net::BuildError::BadPortRule { .. } => "ports",
+            net::BuildError::NoSuchLink(..) => "link_down",
+            net::BuildError::BadFlow { .. } | net::BuildError::Unsorted(_) => "workload",
+        };
+        ExperimentError::Input(InputError::at(s.name.as_str(), None, field, e.to_string()))
+    })?;
+    if let Some(m) = timeseries {
+        sim.monitor(m.clone()).map_err(|e| {
+            ExperimentError::Input(InputError::at(s.name.as_str(), None, "timeseries", e))
+        })?;
+    }
+    let mut notes = s.notes.clone();
+    notes.extend_from_slice(sim.warnings());
+    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
+        // Allowed (an experiment may want it), but IRN is designed to make
+        // PFC unnecessary (IRN; Swing §4.2).
+        notes.push(
+            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
+             set enabled = false or leave it out"
+                .to_string(),
+        );
+    }
+    Ok((sim, notes))
+}
+
+/// What `rdmasim check` says of a scenario built (its network included)
+/// but not run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// The scenario's name.
+    pub name: String,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Hosts in the topology.
+    pub hosts: usize,
+    /// Switches in the topology.
+    pub switches: usize,
+    /// Links (each joins two nodes, both ways).
+    pub links: usize,
+    /// Flows in the workload.
+    pub flows: usize,
+    /// Start of the first flow and of the last, if there are flows.
+    pub starts: Option<(Time, Time)>,
+    /// The stop time, if any.
+    pub stop: Option<Time>,
+    /// Flows that start after the stop time: a run would never start them.
+    pub after_stop: usize,
+    /// Congestion control, as `summary.json` names it.
+    pub cc: String,
+    /// PFC mode, as `summary.json` names it.
+    pub pfc: String,
+    /// Reliability, as `summary.json` names it.
+    pub transport: String,
+    /// Whether switches mark ECN.
+    pub ecn: bool,
+    /// Ports with settings of their own (`[ports]`, Swing relays).
+    pub ports_with_own_settings: usize,
+    /// What a run would note before it starts.
+    pub notes: Vec<String>,
+}
+
+/// Build `s`'s network, as a run would, without running it: every error a
+/// run would give before it starts, and what it would run.
+pub fn check_scenario(
+    mut s: Scenario,
+    timeseries: Option<&net::monitor::MonitorConfig>,
+) -> Result<CheckReport, ExperimentError> {
+    let flows = std::mem::take(&mut s.flows);
+    let starts = flows
+        .first()
+        .zip(flows.last())
+        .map(|(a, b)| (a.start, b.start));
+    let n_flows = flows.len();
+    let after_stop = s
+        .net
+        .stop_time
+        .map_or(0, |stop| flows.iter().filter(|f| f.start > stop).count());
+    let (_, notes) = build_simulation(&s, flows, timeseries)?;
+    let hosts = s
+        .topo
+        .kinds
+        .iter()
+        .filter(|k| **k == topo::NodeKind::Host)
+        .count();
+    let mut own: Vec<(u32, bool)> = s.net.ports.iter().map(|r| (r.link, r.at_b)).collect();
+    own.sort_unstable();
+    own.dedup();
+    Ok(CheckReport {
+        name: s.name.clone(),
+        seed: s.net.seed,
+        hosts,
+        switches: s.topo.kinds.len() - hosts,
+        links: s.topo.links.len(),
+        flows: n_flows,
+        starts,
+        stop: s.net.stop_time,
+        after_stop,
+        cc: s.net.cc.name().to_string(),
+        pfc: pfc_name(&s.net).to_string(),
+        transport: TransportKind::of(&s.net.nic.transport).name().to_string(),
+        ecn: s.net.ecn.enabled,
+        ports_with_own_settings: own.len(),
         notes,
     })
 }
