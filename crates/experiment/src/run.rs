@@ -435,19 +435,47 @@ fn invariants(
     out
 }
 
-/// The once-a-second progress line on stderr.
-/// The progress line: simulated time (and the stop time, which the run
-/// reaches at the latest), flows done, events and their rate.
-fn progress_line(p: &ProgressInfo, stop: Option<Time>, events_per_s: f64) -> String {
+/// The once-a-second progress line on stderr: simulated time (and the
+/// stop time, which the run reaches at the latest), flows done and their
+/// share, an estimate of the wall time left, events and their rate.
+fn progress_line(
+    p: &ProgressInfo,
+    stop: Option<Time>,
+    events_per_s: f64,
+    elapsed: Duration,
+) -> String {
     let until = stop.map_or(String::new(), |t| format!(" (stop {})", fmt_time(t)));
+    let share = if p.flows_total > 0 {
+        p.flows_finished as f64 / p.flows_total as f64
+    } else {
+        0.0
+    };
     format!(
-        "[rdmasim] t={}{until}  flows {}/{} done  events {}  ({} ev/s)",
+        "[rdmasim] t={}{until}  flows {}/{} done ({:.0}%)  ETA {}  events {}  ({} ev/s)",
         fmt_time(p.now),
         p.flows_finished,
         p.flows_total,
+        share * 100.0,
+        eta(share, elapsed),
         fmt_count(p.events as f64),
         fmt_count(events_per_s),
     )
+}
+
+/// The wall time left if the rest of the flows finish at the pace of
+/// those finished in `elapsed` (`share` of them): a rough guide, as flows
+/// that start later or wait longer break the pace. `-` before any flow
+/// has finished.
+fn eta(share: f64, elapsed: Duration) -> String {
+    if share <= 0.0 {
+        return "-".to_string();
+    }
+    let left = (elapsed.as_secs_f64() * (1.0 - share) / share).round() as u64;
+    match left {
+        0..=59 => format!("{left}s"),
+        60..=3599 => format!("{}m{:02}s", left / 60, left % 60),
+        _ => format!("{}h{:02}m", left / 3600, left % 3600 / 60),
+    }
 }
 
 struct Progress {
@@ -479,8 +507,8 @@ impl Progress {
             return;
         }
         self.last = now;
-        let rate = per_second(p.events, now.duration_since(self.start));
-        let line = progress_line(p, self.stop, rate);
+        let elapsed = now.duration_since(self.start);
+        let line = progress_line(p, self.stop, per_second(p.events, elapsed), elapsed);
         let mut err = std::io::stderr().lock();
         // \r returns to the start of the line, ESC[K clears what is left.
         let _ = write!(err, "\r{line}\x1b[K");
@@ -501,9 +529,10 @@ impl Progress {
 mod tests {
     use super::*;
 
-    /// The progress line says how far the run is and where it stops.
+    /// The progress line says how far the run is, where it stops, and how
+    /// long it may take yet.
     #[test]
-    fn the_progress_line_shows_the_stop_time() {
+    fn the_progress_line_shows_the_stop_time_and_what_is_left() {
         let p = ProgressInfo {
             now: Time::from_ns(1_500_000),
             events: 2_000_000,
@@ -511,15 +540,34 @@ mod tests {
             flows_finished: 30,
             flows_total: 50,
         };
-        let line = progress_line(&p, Some(Time::from_ns(5_000_000)), 3e6);
+        let ten_s = Duration::from_secs(10);
+        let line = progress_line(&p, Some(Time::from_ns(5_000_000)), 3e6, ten_s);
         assert!(
-            line.starts_with("[rdmasim] t=1.50ms (stop 5.00ms)  flows 30/50 done"),
+            line.starts_with(
+                "[rdmasim] t=1.50ms (stop 5.00ms)  flows 30/50 done (60%)  ETA 7s  events "
+            ),
             "{line}"
         );
-        let line = progress_line(&p, None, 3e6);
+        let line = progress_line(&p, None, 3e6, ten_s);
         assert!(
-            line.starts_with("[rdmasim] t=1.50ms  flows 30/50"),
+            line.starts_with("[rdmasim] t=1.50ms  flows 30/50 done (60%)  ETA 7s"),
             "{line}"
         );
+        let none_done = ProgressInfo {
+            flows_finished: 0,
+            ..p
+        };
+        let line = progress_line(&none_done, None, 3e6, ten_s);
+        assert!(line.contains("flows 0/50 done (0%)  ETA -  "), "{line}");
+    }
+
+    #[test]
+    fn the_time_left_is_at_the_pace_so_far() {
+        let secs = Duration::from_secs;
+        assert_eq!(eta(0.0, secs(10)), "-");
+        assert_eq!(eta(1.0, secs(10)), "0s");
+        assert_eq!(eta(0.5, secs(10)), "10s");
+        assert_eq!(eta(0.25, secs(100)), "5m00s");
+        assert_eq!(eta(0.1, secs(1000)), "2h30m");
     }
 }
