@@ -168,6 +168,12 @@ fn build_simulation(
     Ok((sim, notes))
 }
 
+/// Whether a flow due at `start` never starts in a run stopped at `stop`:
+/// a run handles the events due at the stop time, and none after it.
+fn never_starts(start: Time, stop: Option<Time>) -> bool {
+    stop.is_some_and(|stop| start > stop)
+}
+
 /// What `rdmasim check` says of a scenario built (its network included)
 /// but not run.
 #[derive(Clone, Debug, PartialEq)]
@@ -216,10 +222,10 @@ pub fn check_scenario(
         .zip(flows.last())
         .map(|(a, b)| (a.start, b.start));
     let n_flows = flows.len();
-    let after_stop = s
-        .net
-        .stop_time
-        .map_or(0, |stop| flows.iter().filter(|f| f.start > stop).count());
+    let after_stop = flows
+        .iter()
+        .filter(|f| never_starts(f.start, s.net.stop_time))
+        .count();
     let (_, notes) = build_simulation(&s, flows, timeseries)?;
     let hosts = s
         .topo
@@ -325,7 +331,7 @@ fn summarize(
                 .flows
                 .iter()
                 .filter(|f| f.end.is_none() && f.size != workload::ENDLESS)
-                .filter(|f| net.stop_time.is_some_and(|stop| f.start > stop))
+                .filter(|f| never_starts(f.start, net.stop_time))
                 .count() as u64,
             endless,
         },
