@@ -10,8 +10,9 @@
 //! * 2: bad input or an I/O error, printed as `rdmasim: <message>`.
 
 use clap::{Parser, Subcommand};
-use experiment::fmt::{fmt_count, fmt_ns, num};
-use experiment::{config, ExperimentError, RunOptions, RunReport};
+use experiment::fmt::{fmt_count, fmt_ns, fmt_time, num};
+use experiment::{config, ExperimentError, RunOptions, RunReport, Scenario};
+use net::monitor::MonitorConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,8 +21,17 @@ mod bench;
 mod buffer_cmd;
 mod pipeline;
 
+/// `rdmasim --version`: the package version and the commit built
+/// (`build.rs`), so that a result can be traced to its source.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("RDMASIM_GIT_COMMIT"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
-#[command(name = "rdmasim", version, about, propagate_version = true)]
+#[command(name = "rdmasim", version = VERSION, about, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -42,6 +52,12 @@ enum Command {
         /// Show no progress line.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Check a config without running it: build its network and flows, and
+    /// print what it would run.
+    Check {
+        /// The config file.
+        config: PathBuf,
     },
     /// Run the HPCC peer simulator's config.txt (with its topology and flow files).
     Hpcc {
@@ -111,6 +127,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             seed,
             quiet,
         } => run_toml(&config, out, seed, quiet),
+        Command::Check { config } => check_toml(&config),
         Command::Hpcc { config, quiet } => {
             let opts = RunOptions {
                 progress: true,
@@ -142,17 +159,16 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
 }
 
-fn run_toml(
+/// A TOML config's text as written, its scenario and its time series,
+/// `seed` replacing its `run.seed`; the note on the time series' size, if
+/// any, is printed.
+fn build_toml(
     path: &Path,
-    out: Option<PathBuf>,
     seed: Option<u64>,
-    quiet: bool,
-) -> Result<u8, Failure> {
+) -> Result<(String, Scenario, Option<MonitorConfig>), ExperimentError> {
     let mut cfg = config::load_config(path)?;
-    let mut text = cfg.text.clone();
     if let Some(seed) = seed {
         cfg.set_seed(seed);
-        text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
     let scenario = config::build_scenario(&cfg, &config::base_dir(path))?;
     let timeseries = config::build_timeseries(&cfg, &scenario)?;
@@ -161,6 +177,19 @@ fn run_toml(
         .and_then(|m| experiment::config::timeseries::size_note(m, &scenario))
     {
         eprintln!("rdmasim: note: {note}");
+    }
+    Ok((cfg.text, scenario, timeseries))
+}
+
+fn run_toml(
+    path: &Path,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    quiet: bool,
+) -> Result<u8, Failure> {
+    let (mut text, scenario, timeseries) = build_toml(path, seed)?;
+    if let Some(seed) = seed {
+        text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
     let out_dir = out.unwrap_or_else(|| Path::new("runs").join(&scenario.name));
     let opts = RunOptions {
@@ -172,6 +201,60 @@ fn run_toml(
     };
     let report = experiment::run_scenario(scenario, Some(&out_dir), &opts)?;
     finish(&report)
+}
+
+/// `rdmasim check`: build the config's network and flows as a run would,
+/// print its notes and what it would run, and run nothing.
+fn check_toml(path: &Path) -> Result<u8, Failure> {
+    let (_, scenario, timeseries) = build_toml(path, None)?;
+    let c = experiment::check_scenario(scenario, timeseries.as_ref())?;
+    for n in &c.notes {
+        eprintln!("rdmasim: note: {n}");
+    }
+    let mut o = std::io::stdout().lock();
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    writeln!(
+        o,
+        "{}: {}, ready to run (nothing was run)",
+        path.display(),
+        c.name
+    )?;
+    writeln!(
+        o,
+        "topology: {} host{}, {} switch{}, {} link{}",
+        c.hosts,
+        s(c.hosts),
+        c.switches,
+        if c.switches == 1 { "" } else { "es" },
+        c.links,
+        s(c.links)
+    )?;
+    let starts = match c.starts {
+        Some((a, b)) => format!(", starting from {} to {}", fmt_time(a), fmt_time(b)),
+        None => String::new(),
+    };
+    let after_stop = match c.after_stop {
+        0 => String::new(),
+        n => format!(" ({n} start after the stop time: a run would never start them)"),
+    };
+    writeln!(o, "flows: {}{starts}{after_stop}", c.flows)?;
+    writeln!(
+        o,
+        "schemes: cc {}, pfc {}, transport {}, ecn {}{}",
+        c.cc,
+        c.pfc,
+        c.transport,
+        if c.ecn { "on" } else { "off" },
+        match c.ports_with_own_settings {
+            0 => String::new(),
+            n => format!(", {n} port{} with settings of their own", s(n)),
+        }
+    )?;
+    let stop = c
+        .stop
+        .map_or("none (until every flow finishes)".into(), fmt_time);
+    writeln!(o, "seed {}, stop {stop}", c.seed)?;
+    Ok(0)
 }
 
 /// Print the summary and the warnings (the run printed its notes as it
@@ -201,10 +284,10 @@ fn print_summary(report: &RunReport) -> std::io::Result<()> {
         "flows: {}/{} finished{}{}",
         s.flows.finished,
         s.flows.total,
-        if s.flows.unfinished > 0 {
-            format!(" ({} unfinished)", s.flows.unfinished)
-        } else {
-            String::new()
+        match (s.flows.unfinished, s.flows.not_started) {
+            (0, _) => String::new(),
+            (u, 0) => format!(" ({u} unfinished)"),
+            (u, n) => format!(" ({u} unfinished, {n} of them never started)"),
         },
         if s.flows.endless > 0 {
             format!(

@@ -212,8 +212,14 @@ pub(crate) struct AnalyzeArgs {
     out: Option<PathBuf>,
 }
 
+/// Refuse a sweep's directory among `runs`, before anything is read.
+fn refuse_sweep_dirs(runs: &[PathBuf]) -> Result<(), ExperimentError> {
+    runs.iter().try_for_each(|r| analyze::refuse_sweep_dir(r))
+}
+
 pub(crate) fn analyze(a: AnalyzeArgs) -> Result<u8, Failure> {
     let o = a.filter.options()?;
+    refuse_sweep_dirs(&a.runs)?;
     let runs = analyze::analyze_runs(&a.runs, &o)?;
     let mut out = std::io::stdout().lock();
     out.write_all(analyze::render(&runs, &o).as_bytes())?;
@@ -245,7 +251,7 @@ struct FigureArgs {
     /// Title.
     #[arg(long)]
     title: Option<String>,
-    /// Width x height in pixels.
+    /// Width x height in pixels, each from 100 to 10000.
     #[arg(long, default_value = "1000x620", value_name = "WxH")]
     size: String,
 }
@@ -337,21 +343,35 @@ enum PlotKind {
     },
 }
 
+/// The width and height a figure may have, in pixels.
+const FIGURE_PIXELS: std::ops::RangeInclusive<u32> = 100..=10_000;
+
 impl FigureArgs {
     fn common(&self, kind: &str) -> Result<plot::Common, ExperimentError> {
-        let size = self
+        // Parsed wider than a pixel count, so that a number past the range
+        // is told as out of range, not as a malformed size.
+        let (w, h): (u64, u64) = self
             .size
             .split_once(['x', 'X'])
             .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
-            .filter(|&(w, h): &(u32, u32)| {
-                (100..=10_000).contains(&w) && (100..=10_000).contains(&h)
-            })
             .ok_or_else(|| {
                 bad(
                     "--size",
                     format!("'{}' is not WxH, e.g. 1000x620", self.size),
                 )
             })?;
+        let pixels = |n: u64| u32::try_from(n).ok().filter(|n| FIGURE_PIXELS.contains(n));
+        let (Some(w), Some(h)) = (pixels(w), pixels(h)) else {
+            return Err(bad(
+                "--size",
+                format!(
+                    "{w}x{h} is out of range: width and height must each be from {} to {} \
+                     pixels",
+                    FIGURE_PIXELS.start(),
+                    FIGURE_PIXELS.end()
+                ),
+            ));
+        };
         Ok(plot::Common {
             out: self
                 .out
@@ -362,7 +382,7 @@ impl FigureArgs {
                 .as_ref()
                 .map(|l| l.split(',').map(|s| s.trim().to_string()).collect()),
             title: self.title.clone(),
-            size,
+            size: (w, h),
         })
     }
 }
@@ -371,6 +391,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
     let c = match a.kind {
         PlotKind::Slowdown { runs, filter, fig } => {
             let c = fig.common("slowdown")?;
+            refuse_sweep_dirs(&runs)?;
             plot::slowdown(&runs, &filter.options()?, &c)?;
             c
         }
@@ -381,6 +402,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("cdf")?;
+            refuse_sweep_dirs(&runs)?;
             let of = if slowdown {
                 plot::CdfOf::Slowdown
             } else {
@@ -396,6 +418,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("queue")?;
+            refuse_sweep_dirs(&runs)?;
             let sel = plot::PortSel {
                 node: port.node,
                 port: port.port,
@@ -406,6 +429,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
         }
         PlotKind::Throughput { runs, port, fig } => {
             let c = fig.common("throughput")?;
+            refuse_sweep_dirs(&runs)?;
             let sel = plot::PortSel {
                 node: port.node,
                 port: port.port,
@@ -421,6 +445,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("bifrost")?;
+            analyze::refuse_sweep_dir(&run)?;
             plot::bifrost(&run, port.node, port.port, lower, &c)?;
             c
         }
@@ -431,6 +456,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("pause")?;
+            analyze::refuse_sweep_dir(&run)?;
             plot::pause(&run, node, rows, &c)?;
             c
         }

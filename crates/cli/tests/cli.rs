@@ -143,21 +143,82 @@ fn default_output_directory_and_rerun() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// (flows started and unfinished, flows that never started) by a stop at
+/// `stop_ns`, counted from flows.csv.
+fn unfinished_by_stop(flows_csv: &Path, stop_ns: u64) -> (usize, usize) {
+    let mut started = 0;
+    let mut never = 0;
+    for row in csv_rows(flows_csv) {
+        let f: Vec<&str> = row.split(',').collect();
+        let (start, fct) = (f[4].parse::<u64>().unwrap(), f[6]);
+        if fct.is_empty() {
+            if start > stop_ns {
+                never += 1;
+            } else {
+                started += 1;
+            }
+        }
+    }
+    (started, never)
+}
+
+/// A stop time leaves flows unfinished: the run fails with exit code 1,
+/// and the warning tells flows cut off apart from flows that never
+/// started, as does the summary.
 #[test]
 fn unfinished_flows_fail_the_run_with_exit_code_1() {
     let dir = workdir("unfinished");
-    let cfg = SMALL.replace("name = \"small\"", "name = \"small\"\nstop = \"20us\"");
-    fs::write(dir.join("cfg.toml"), cfg).unwrap();
-    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
-    assert_eq!(o.status.code(), Some(1), "stderr: {}", text(&o.stderr));
-    let err = text(&o.stderr);
-    assert!(
-        err.starts_with("rdmasim: warning: ")
-            && err.contains("did not finish by the stop time 20.0us"),
-        "{err}"
-    );
-    // The outputs are still written.
-    assert!(dir.join("out/flows.csv").exists());
+    // At 20 us the flows that started have all finished; at 60 us some are
+    // cut off.
+    for (stop, stop_ns, cut_off) in [("20us", 20_000, false), ("60us", 60_000, true)] {
+        let cfg = SMALL.replace(
+            "name = \"small\"",
+            &format!("name = \"small\"\nstop = \"{stop}\""),
+        );
+        fs::write(dir.join("cfg.toml"), cfg).unwrap();
+        let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+        assert_eq!(o.status.code(), Some(1), "stderr: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        let (started, never) = unfinished_by_stop(&dir.join("out/flows.csv"), stop_ns);
+        let total = csv_rows(&dir.join("out/flows.csv")).len();
+        assert!(never > 0, "{stop}: {err}");
+        assert_eq!(started > 0, cut_off, "{stop}: {err}");
+        let want = if started == 0 {
+            format!(
+                "rdmasim: warning: {never} of {total} flows never started: they start after \
+                 the stop time {}.0us\n",
+                &stop[..2]
+            )
+        } else {
+            format!(
+                "rdmasim: warning: {started} of {total} flows started but did not finish by the \
+                 stop time {}.0us (the last event before it ran at ",
+                &stop[..2]
+            )
+        };
+        assert!(err.starts_with(&want), "{stop}: {want}\n{err}");
+        if started > 0 {
+            assert!(
+                err.ends_with(&format!(
+                    "), and {never} more never started: they start after it\n"
+                )),
+                "{stop}: {err}"
+            );
+        }
+        let stdout = text(&o.stdout);
+        assert!(
+            stdout.contains(&format!(
+                " finished ({} unfinished, {never} of them never started)\n",
+                started + never
+            )),
+            "{stdout}"
+        );
+        let summary = fs::read_to_string(dir.join("out/summary.json")).unwrap();
+        assert!(
+            summary.contains(&format!("\"not_started\": {never}")),
+            "{summary}"
+        );
+    }
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -526,8 +587,10 @@ fn cdf_of_empty_flows_names_the_cdf_key() {
 // ---- The peer's config.txt (`rdmasim hpcc`) ----
 
 /// A 4-host star in the peer's formats: a 3-to-1 incast without ECN, so
-/// DCQCN never slows down and PFC has to act.
-fn peer_files(dir: &Path, extra_keys: &str) {
+/// DCQCN never slows down and PFC has to act. Each line of `keys` takes
+/// the place of the line of the same key, or is appended if there is none
+/// (a key on two lines is refused).
+fn peer_files(dir: &Path, keys: &str) {
     fs::write(
         dir.join("topo.txt"),
         "5 1 4\n4\n0 4 100Gbps 1000ns 0\n1 4 100Gbps 1000ns 0\n2 4 100Gbps 1000ns 0\n3 4 100Gbps 1000ns 0\n",
@@ -538,21 +601,26 @@ fn peer_files(dir: &Path, extra_keys: &str) {
         "3\n1 0 3 100 3000000 2.000000000\n2 0 3 100 3000000 2.000000000\n3 0 3 100 20000 2.000001000\n",
     )
     .unwrap();
-    fs::write(
-        dir.join("config.txt"),
-        format!(
-            "ENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\nTOPOLOGY_FILE topo.txt\nFLOW_FILE flows.txt\n\
-             FCT_OUTPUT_FILE out/fct.txt\nPFC_OUTPUT_FILE out/pfc.txt\nSIMULATOR_STOP_TIME 2.5\n\
-             CC_MODE 1\nALPHA_RESUME_INTERVAL 1\nRATE_DECREASE_INTERVAL 4\nRP_TIMER 300\n\
-             EWMA_GAIN 0.00390625\nRATE_AI 20Mb/s\nRATE_HAI 200Mb/s\nMIN_RATE 1000Mb/s\n\
-             KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\nPMAX_MAP 1 100000000000 0.2\n\
-             BUFFER_SIZE 4\nACK_HIGH_PRIO 1\n{extra_keys}"
-        ),
-    )
-    .unwrap();
+    let mut lines: Vec<String> = "ENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\nTOPOLOGY_FILE topo.txt\n\
+         FLOW_FILE flows.txt\nFCT_OUTPUT_FILE out/fct.txt\nPFC_OUTPUT_FILE out/pfc.txt\n\
+         SIMULATOR_STOP_TIME 2.5\nCC_MODE 1\nALPHA_RESUME_INTERVAL 1\nRATE_DECREASE_INTERVAL 4\n\
+         RP_TIMER 300\nEWMA_GAIN 0.00390625\nRATE_AI 20Mb/s\nRATE_HAI 200Mb/s\nMIN_RATE 1000Mb/s\n\
+         KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\nPMAX_MAP 1 100000000000 0.2\n\
+         BUFFER_SIZE 4\nACK_HIGH_PRIO 1"
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let key = |l: &str| l.split_whitespace().next().unwrap_or("").to_string();
+    for extra in keys.lines() {
+        match lines.iter().position(|l| key(l) == key(extra)) {
+            Some(i) => lines[i] = extra.to_string(),
+            None => lines.push(extra.to_string()),
+        }
+    }
+    fs::write(dir.join("config.txt"), lines.join("\n") + "\n").unwrap();
 }
 
-/// Run `rdmasim hpcc` on [`peer_files`] with `line` appended, expecting it
+/// Run `rdmasim hpcc` on [`peer_files`] with `line` in it, expecting it
 /// refused (exit 2): its stderr and the line number `line` has in
 /// `config.txt`, so that a test can check that the error names it.
 fn hpcc_refusal(dir: &Path, line: &str) -> (String, usize) {
@@ -1057,5 +1125,195 @@ fn another_commands_file_names_the_command_that_reads_it() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(!err.contains("looks like"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A byte that is not UTF-8 (a Latin-1 `µ` from an old editor) is named at
+/// its line and column, with the key that line sets, in rdmasim's config,
+/// a sweep file and the peer's config alike.
+#[test]
+fn a_byte_that_is_not_utf8_is_named_at_its_line() {
+    let dir = workdir("not-utf8");
+    // `s` with each `µ` written as Latin-1's one byte, 0xb5.
+    let with_byte = |s: &str| -> Vec<u8> {
+        s.replace('µ', "\u{0}")
+            .bytes()
+            .map(|b| if b == 0 { 0xb5 } else { b })
+            .collect()
+    };
+    let cfg = SMALL.replace("delay = \"1us\"", "delay = \"1µs\"");
+    fs::write(dir.join("cfg.toml"), with_byte(&cfg)).unwrap();
+    fs::write(
+        dir.join("sweep.toml"),
+        with_byte("base = \"cfg.toml\"\n[axes]\n\"topology.delay\" = [\"1µs\"]\n"),
+    )
+    .unwrap();
+    peer_files(&dir, "");
+    let peer = fs::read_to_string(dir.join("config.txt")).unwrap();
+    fs::write(
+        dir.join("config.txt"),
+        with_byte(&peer.replace("RP_TIMER 300", "RP_TIMER 300µ")),
+    )
+    .unwrap();
+    for (cmd, file, line, field, column) in [
+        (
+            "run",
+            "cfg.toml",
+            line_of(&cfg, "delay"),
+            "topology.delay",
+            11,
+        ),
+        ("sweep", "sweep.toml", 3, "axes.topology.delay", 23),
+        (
+            "hpcc",
+            "config.txt",
+            line_of(&peer, "RP_TIMER"),
+            "RP_TIMER",
+            13,
+        ),
+    ] {
+        let out = rdmasim(&dir, &[cmd, file, "--quiet"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "rdmasim: {file}:{line}: {field}: not UTF-8 text: byte 0xb5 at column \
+                 {column}; save the file as UTF-8\n"
+            )
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A key of the peer's config on two lines is refused at the second,
+/// naming the first, where the peer would silently take the last; a word
+/// that is not a key (a `#` comment) sets nothing and is only warned about
+/// at each line.
+#[test]
+fn a_peer_config_key_given_twice_is_refused() {
+    let dir = workdir("hpcc-twice");
+    for line in ["CC_MODE 3", "KMAX_MAP 1 100000000000 1700"] {
+        peer_files(&dir, "");
+        let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+        let key = line.split(' ').next().unwrap();
+        let first = line_of(&cfg, &format!("{key} "));
+        fs::write(dir.join("config.txt"), format!("{cfg}{line}\n")).unwrap();
+        let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "rdmasim: config.txt:{}: {key}: given twice, first at line {first}; keep one \
+                 of the two lines\n",
+                cfg.lines().count() + 1
+            )
+        );
+    }
+    peer_files(&dir, "");
+    let cfg = fs::read_to_string(dir.join("config.txt")).unwrap();
+    fs::write(
+        dir.join("config.txt"),
+        format!("# a note\n{cfg}# another\n"),
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["hpcc", "config.txt", "--quiet"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.matches("#: not a key of the peer's config").count(),
+        2,
+        "{err}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--version` names the commit built, so that a result can be traced to
+/// its source: the repository's HEAD where git can tell it, `unknown`
+/// where it cannot.
+#[test]
+fn the_version_names_the_commit() {
+    let dir = workdir("version");
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| text(&o.stdout).trim().to_string());
+    let commit = head.as_deref().unwrap_or("unknown");
+    let want = format!("{} (commit {commit})\n", env!("CARGO_PKG_VERSION"));
+    for args in [&["--version"][..], &["run", "--version"][..]] {
+        let out = rdmasim(&dir, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let said = text(&out.stdout);
+        assert!(
+            said.starts_with("rdmasim") && said.ends_with(&format!(" {want}")),
+            "{args:?}: {said}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `rdmasim check` builds a config's network and flows and says what a
+/// run would run, running nothing and writing nothing; bad input is the
+/// same one-line error as `run` gives, exit code 2.
+#[test]
+fn check_prints_what_a_run_would_run_and_runs_nothing() {
+    let dir = workdir("check");
+    let cfg = SMALL.replace("name = \"small\"", "name = \"small\"\nstop = \"20us\"");
+    fs::write(dir.join("cfg.toml"), &cfg).unwrap();
+    let o = rdmasim(&dir, &["check", "cfg.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    let said = text(&o.stdout);
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines[0], "cfg.toml: small, ready to run (nothing was run)");
+    assert_eq!(lines[1], "topology: 4 hosts, 1 switch, 4 links");
+    // The flows a run of the same config has, and those past the stop.
+    let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let rows = csv_rows(&dir.join("out/flows.csv"));
+    let starts: Vec<u64> = rows
+        .iter()
+        .map(|r| r.split(',').nth(4).unwrap().parse().unwrap())
+        .collect();
+    let after = starts.iter().filter(|&&s| s > 20_000).count();
+    assert!(
+        lines[2].starts_with(&format!("flows: {}, starting from ", rows.len()))
+            && lines[2].ends_with(&format!(
+                " ({after} start after the stop time: a run would never start them)"
+            )),
+        "{said}"
+    );
+    assert_eq!(
+        lines[3],
+        "schemes: cc dcqcn, pfc until_resume, transport go_back_n, ecn on"
+    );
+    assert_eq!(lines[4], "seed 1, stop 20.0us");
+    assert_eq!(lines.len(), 5, "{said}");
+    fs::remove_dir_all(dir.join("out")).unwrap();
+    // Nothing written: no run directory, no runs/.
+    let o = rdmasim(&dir, &["check", "cfg.toml"]);
+    assert_eq!(o.status.code(), Some(0));
+    let left: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec!["cfg.toml".to_string()]);
+
+    let bad = SMALL.replace("hosts = 4", "hosts = 0");
+    fs::write(dir.join("bad.toml"), &bad).unwrap();
+    let o = rdmasim(&dir, &["check", "bad.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "rdmasim: bad.toml:{}: topology.hosts: must be at least 1\n",
+            line_of(&bad, "hosts")
+        )
+    );
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
     fs::remove_dir_all(&dir).unwrap();
 }

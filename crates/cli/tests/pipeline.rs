@@ -835,3 +835,131 @@ fn a_step_below_the_minimum_is_bad_input() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A figure's file that cannot be written (a directory of that name, a
+/// plain file where its directory should be) gets one line naming the
+/// figure's path and the system's reason, exit code 2, in both formats.
+#[test]
+fn a_figure_that_cannot_be_written_is_named_in_one_line() {
+    let dir = workdir("plot-unwritable");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    let out = rdmasim(&dir, &["run", "base.toml", "--out", "r", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    fs::create_dir(dir.join("d.png")).unwrap();
+    fs::create_dir(dir.join("d.svg")).unwrap();
+    fs::write(dir.join("afile"), "").unwrap();
+    for (file, reason) in [
+        ("d.png", "Is a directory"),
+        ("d.svg", "Is a directory"),
+        ("afile/a.png", "cannot create afile: "),
+    ] {
+        let out = rdmasim(&dir, &["plot", "cdf", "r", "-o", file]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+        assert_eq!(err.lines().count(), 1, "{file}: {err}");
+        let want = format!("rdmasim: {file}: cannot write the figure: {reason}");
+        assert!(err.starts_with(&want), "{file}: {err}");
+        assert!(
+            !err.contains("Os {") && !err.contains("Error("),
+            "{file}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{file}: {}", text(&out.stdout));
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A size written right but too small or too large is out of range, and
+/// the message says the range; only a size that does not parse is said to
+/// be malformed.
+#[test]
+fn a_figure_size_out_of_range_states_the_range() {
+    let dir = workdir("plot-size");
+    for size in ["0x0", "99x620", "1000x10001", "5000000000x620"] {
+        let out = rdmasim(&dir, &["plot", "cdf", "r", "--size", size]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{size}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "rdmasim: <command line>: --size: {size} is out of range: width and height \
+                 must each be from 100 to 10000 pixels\n"
+            )
+        );
+    }
+    let out = rdmasim(&dir, &["plot", "cdf", "r", "--size", "wide"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        "rdmasim: <command line>: --size: 'wide' is not WxH, e.g. 1000x620\n"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A sweep's directory given to `analyze` or `plot`, a run config given to
+/// `sweep` or `analyze`: the error says what was given and what to do
+/// instead, in one line, exit code 2.
+#[test]
+fn another_commands_input_is_named_with_what_to_give() {
+    let dir = workdir("wrong-input");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    fs::write(
+        dir.join("one.toml"),
+        "base = \"base.toml\"\nname = \"one\"\n[axes]\n\"run.seed\" = [1]\n",
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["sweep", "one.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let sweep_dir = "runs/one";
+    let said = format!(
+        "rdmasim: {sweep_dir}: a sweep's directory, not a run directory: give the run \
+         directories in it instead, e.g. {sweep_dir}/*/ (its index.csv has each run's key \
+         numbers)\n"
+    );
+    for args in [
+        &["analyze", sweep_dir][..],
+        &["plot", "cdf", sweep_dir, "-o", "c.svg"][..],
+        &["plot", "pause", sweep_dir, "-o", "p.svg"][..],
+    ] {
+        let out = rdmasim(&dir, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(text(&out.stderr), said, "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // The runs inside are what to give.
+    let out = rdmasim(&dir, &["analyze", "runs/one/run.seed=1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let out = rdmasim(&dir, &["sweep", "base.toml"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("rdmasim: base.toml:1: topology: unknown key; ")
+            && err.ends_with(
+                "; this looks like an rdmasim TOML config: run it with `rdmasim run base.toml`\n"
+            ),
+        "{err}"
+    );
+    for (file, right) in [
+        (
+            "base.toml",
+            "an rdmasim TOML config: run it with `rdmasim run base.toml`",
+        ),
+        (
+            "one.toml",
+            "a sweep file: run it with `rdmasim sweep one.toml`",
+        ),
+    ] {
+        let out = rdmasim(&dir, &["analyze", file]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("rdmasim: {file}:1: "))
+                && err.ends_with(&format!("; this looks like {right}\n")),
+            "{err}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -57,8 +57,61 @@ fn read_text_at_most(path: &Path, max: u64) -> io::Result<String> {
     if bytes.len() as u64 > max {
         return Err(too_big());
     }
-    String::from_utf8(bytes)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let not_utf8 = NotUtf8 {
+            line: bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1,
+            column: at - line_start + 1,
+            byte: bytes[at],
+        };
+        io::Error::new(io::ErrorKind::InvalidData, not_utf8)
+    })
+}
+
+/// Where a file that is not UTF-8 text first breaks the encoding, so that
+/// an error can name the line to fix (a Latin-1 `µ` typed in an editor,
+/// say).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotUtf8 {
+    /// 1-based line of the first byte that is not UTF-8.
+    pub line: usize,
+    /// 1-based column of that byte in its line, counted in bytes.
+    pub column: usize,
+    /// The byte.
+    pub byte: u8,
+}
+
+impl NotUtf8 {
+    /// What is wrong, for a message that names the line already.
+    pub fn in_line(&self) -> String {
+        format!(
+            "not UTF-8 text: byte 0x{:02x} at column {}; save the file as UTF-8",
+            self.byte, self.column
+        )
+    }
+}
+
+impl std::fmt::Display for NotUtf8 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "not UTF-8 text: byte 0x{:02x} at line {}, column {}",
+            self.byte, self.line, self.column
+        )
+    }
+}
+
+impl std::error::Error for NotUtf8 {}
+
+/// Where the file was not UTF-8, if that is what `e`, an error of
+/// [`read_text`], says.
+pub fn not_utf8(e: &io::Error) -> Option<NotUtf8> {
+    e.get_ref()?.downcast_ref::<NotUtf8>().copied()
 }
 
 #[cfg(test)]
@@ -102,6 +155,20 @@ mod tests {
         std::fs::write(&p, [0xff, 0xfe, 0x00]).unwrap();
         let e = read_text(&p).unwrap_err();
         assert!(e.to_string().contains("not UTF-8"), "{e}");
+        std::fs::write(&p, b"a = 1\nrate = \"5\xb5s\"\n").unwrap();
+        let e = read_text(&p).unwrap_err();
+        assert_eq!(
+            not_utf8(&e),
+            Some(NotUtf8 {
+                line: 2,
+                column: 10,
+                byte: 0xb5
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "not UTF-8 text: byte 0xb5 at line 2, column 10"
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

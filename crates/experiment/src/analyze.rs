@@ -27,6 +27,7 @@
 use crate::config::{DEFAULT_DPORT, DEFAULT_INCAST_DPORT};
 use crate::error::ExperimentError;
 use crate::fmt::{csv_field, fmt_decimal, fmt_ns, fmt_size, num, parse_whole, pct, Whole};
+use crate::locate::{self, FileKind};
 use engine::units::parse_time;
 use engine::InputError;
 use stats::{peer_buckets, size_buckets, BucketStats, FlowRecord, PeerBucket, DEFAULT_SIZE_EDGES};
@@ -165,7 +166,45 @@ pub fn flows_path(p: &Path) -> PathBuf {
 /// and `dport`; slowdown is recomputed as `fct_ns / ideal_fct_ns`. A
 /// number that does not fit its field (`dport` past 65535, `id` past
 /// `u32::MAX`, ...) is an error at its line and column, never truncated.
+///
+/// A file that is not flows but looks like a config or a sweep file: the
+/// error ends with the command that reads it.
 pub fn read_flows(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
+    read_flows_file(path).map_err(|e| {
+        // The start of the file is enough to tell a config by.
+        let mut head = Vec::new();
+        if let Ok(f) = std::fs::File::open(path) {
+            let _ = io::Read::read_to_end(&mut io::Read::take(f, 1 << 16), &mut head);
+        }
+        locate::hint_wrong_kind(
+            e,
+            &String::from_utf8_lossy(&head),
+            &path.display().to_string(),
+            &[FileKind::Config, FileKind::Sweep, FileKind::Peer],
+        )
+    })
+}
+
+/// Refuse `run`, given where a run directory is due, if it is a sweep's
+/// directory: the error says what it is and what to give instead.
+pub fn refuse_sweep_dir(run: &Path) -> Result<(), ExperimentError> {
+    if !locate::is_sweep_dir(run) {
+        return Ok(());
+    }
+    let dir = run.display().to_string();
+    let runs = run.join("*").display().to_string();
+    Err(ExperimentError::Input(InputError::at(
+        dir.as_str(),
+        None,
+        "",
+        format!(
+            "a sweep's directory, not a run directory: give the run directories in it \
+             instead, e.g. {runs}/ (its index.csv has each run's key numbers)"
+        ),
+    )))
+}
+
+fn read_flows_file(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
     let file = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
     let name = path.display().to_string();
     let bad = |line: usize, field: &str, msg: String| {

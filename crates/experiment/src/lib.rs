@@ -13,8 +13,8 @@
 //! [`scenario`], [`run`], [`summary`] and [`output`] (running and writing a
 //! run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
 //! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator); below them
-//! [`fmt`] (every number format), `locate` (lines of TOML keys), `error`
-//! and `procstat`. Modules name what they use by its own module, never by
+//! [`fmt`] (every number format), `locate` (lines of TOML keys), `suggest`
+//! (the key meant by a misspelt one), `error` and `procstat`. Modules name what they use by its own module, never by
 //! this root's re-exports.
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
@@ -30,12 +30,13 @@ pub mod peer_config;
 mod procstat;
 pub mod run;
 pub mod scenario;
+mod suggest;
 pub mod summary;
 pub mod sweep;
 
 pub use config::{build_scenario, defaults_toml, load_config, parse_config, Config};
 pub use error::ExperimentError;
 pub use peer_config::{load_peer_config, run_peer_config, PeerConfig};
-pub use run::{flow_records, run_scenario, RunReport};
+pub use run::{check_scenario, flow_records, run_scenario, CheckReport, RunReport};
 pub use scenario::{PeerOutputs, RunOptions, Scenario};
 pub use summary::{Counters, EngineStats, FlowCounts, Summary};

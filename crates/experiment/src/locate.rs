@@ -9,6 +9,40 @@
 //! ([`looks_like`]), so that an error in a file given to the wrong command
 //! can name the right one.
 
+use crate::error::ExperimentError;
+use engine::InputError;
+use std::path::Path;
+
+/// Read the TOML file at `path` whole. A byte that is not UTF-8 is an
+/// input error at its line, naming the key set there; any other failure is
+/// an I/O error on `path`.
+pub(crate) fn read_toml(path: &Path) -> Result<String, ExperimentError> {
+    engine::input::read_text(path).map_err(|e| match engine::input::not_utf8(&e) {
+        Some(bad) => {
+            let field = match at_line(&lossy_text(path), bad.line) {
+                At::Key(k) => k,
+                At::Header(_) | At::Table(_) => String::new(),
+            };
+            ExperimentError::Input(InputError::at(
+                path.display().to_string(),
+                Some(bad.line),
+                field,
+                bad.in_line(),
+            ))
+        }
+        None => ExperimentError::io(path, e),
+    })
+}
+
+/// The text of the file at `path` with every byte that is not UTF-8
+/// replaced (empty if it cannot be read): only to find what is on the line
+/// that an error names.
+pub(crate) fn lossy_text(path: &Path) -> String {
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
 /// What one line of the source is.
 #[derive(Debug, PartialEq, Eq)]
 enum LineKind {
@@ -220,13 +254,24 @@ pub(crate) fn at_line(text: &str, line: usize) -> At {
     At::Table(table)
 }
 
+/// The files a sweep directory holds besides its run directories.
+pub const SWEEP_FILES: [&str; 3] = ["index.csv", "sweep.log", ".sweep.lock"];
+
+/// Whether `dir` is a sweep's directory: it holds one of [`SWEEP_FILES`]
+/// and no `flows.csv` of its own.
+pub(crate) fn is_sweep_dir(dir: &Path) -> bool {
+    dir.is_dir()
+        && !dir.join("flows.csv").exists()
+        && SWEEP_FILES.iter().any(|f| dir.join(f).exists())
+}
+
 /// The kinds of file rdmasim's commands read, as told from their text
 /// alone, to point a user who gave one command another's file to the
 /// command that reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FileKind {
-    /// A sweep file (`rdmasim sweep`): a top-level `base` key, `[axes]` or
-    /// `[variants.*]`.
+    /// A sweep file (`rdmasim sweep`): a top-level `base` key, `[axes]`,
+    /// `[set]`, `[report]` or `[variants.*]`, tables no config has.
     Sweep,
     /// rdmasim's TOML config (`rdmasim run`): `[table]` headers or
     /// `key = value` lines.
@@ -267,7 +312,11 @@ pub(crate) fn looks_like(text: &str) -> Option<FileKind> {
     let (lines, _) = scan(text);
     let sweep = lines.iter().any(|k| match k {
         LineKind::Key(k) => k == "base",
-        LineKind::Header(h) => h == "axes" || h == "variants" || h.starts_with("variants."),
+        LineKind::Header(h) => {
+            ["axes", "set", "report", "variants"].contains(&h.as_str())
+                || h.starts_with("variants.")
+                || h.starts_with("report.")
+        }
         LineKind::Other => false,
     });
     if sweep {
@@ -282,17 +331,17 @@ pub(crate) fn looks_like(text: &str) -> Option<FileKind> {
 /// `e` with `kind`'s hint appended, if `e` is about `file` and `text` (its
 /// contents) looks like one of the `wrong` kinds of file.
 pub(crate) fn hint_wrong_kind(
-    e: crate::error::ExperimentError,
+    e: ExperimentError,
     text: &str,
     file: &str,
     wrong: &[FileKind],
-) -> crate::error::ExperimentError {
+) -> ExperimentError {
     match (e, looks_like(text)) {
-        (crate::error::ExperimentError::Input(mut ie), Some(kind))
+        (ExperimentError::Input(mut ie), Some(kind))
             if ie.file == file && wrong.contains(&kind) =>
         {
             ie.msg = format!("{}; {}", ie.msg, kind.hint(file));
-            crate::error::ExperimentError::Input(ie)
+            ExperimentError::Input(ie)
         }
         (e, _) => e,
     }
@@ -377,6 +426,8 @@ kind = "poisson"
         assert_eq!(looks_like(sweep), Some(FileKind::Sweep));
         let variants = "name = \"x\"\n\n[variants.pfc]\n\"pfc.enabled\" = true\n";
         assert_eq!(looks_like(variants), Some(FileKind::Sweep));
+        let set = "name = \"x\"\n[set]\n\"run.seed\" = 2\n";
+        assert_eq!(looks_like(set), Some(FileKind::Sweep));
         assert_eq!(looks_like(SRC), Some(FileKind::Config));
         // `base` inside a table is a config key, not a sweep's.
         assert_eq!(

@@ -7,7 +7,8 @@
 //! silently ignored; keys the peer itself reads but does not use in the
 //! chosen mode are accepted. A key the peer does not have either is most
 //! likely a typo: it gets a warning of its own at its line, naming the key
-//! meant when one is close.
+//! meant when one is close. A key on two lines is refused: the peer would
+//! take the last without a word.
 
 use crate::config::{
     cc_from_peer, check_peer_value, frame_above_buffer, stop_before_flows, unread_flows_warning,
@@ -17,6 +18,7 @@ use crate::error::ExperimentError;
 use crate::locate::{self, FileKind};
 use crate::run::{run_scenario, RunReport};
 use crate::scenario::{PeerOutputs, RunOptions, Scenario};
+use crate::suggest::{self, close_enough, edit_distance};
 use engine::units::{input_ps, parse_rate_or_bps, MAX_BYTES, MAX_INPUT_PS, MAX_INPUT_TIME};
 use engine::{Delta, InputError, Rate, Time};
 use net::{EcnThreshold, NetConfig, PfcConfig, PfcMode};
@@ -120,7 +122,19 @@ struct Line<'a> {
 pub fn load_peer_config(path: &Path) -> Result<PeerConfig, ExperimentError> {
     let file = path.display().to_string();
     let text = engine::input::read_text(path).map_err(|e| {
-        ExperimentError::Input(InputError::at(&file, None, "", format!("cannot read: {e}")))
+        ExperimentError::Input(match engine::input::not_utf8(&e) {
+            // Named at its line, by the key that line sets.
+            Some(bad) => {
+                let text = locate::lossy_text(path);
+                let key = text
+                    .lines()
+                    .nth(bad.line - 1)
+                    .and_then(|l| l.split_whitespace().next())
+                    .unwrap_or_default();
+                InputError::at(&file, Some(bad.line), key, bad.in_line())
+            }
+            None => InputError::at(&file, None, "", format!("cannot read: {e}")),
+        })
     })?;
     parse_peer_config(path, &file, &text)
         .map_err(|e| locate::hint_wrong_kind(e, &text, &file, &[FileKind::Sweep, FileKind::Config]))
@@ -253,7 +267,15 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     // The lines of FCT_OUTPUT_FILE, PFC_OUTPUT_FILE and QLEN_MON_FILE.
     let mut output_lines = [0; 3];
     let mut unknown = Vec::new();
+    // The peer takes a key's last line; a second line of a key is more
+    // likely an edit that missed the first, so it is refused (once its
+    // value is checked), not obeyed. A word that is not a key (a comment's
+    // `#`, say) sets nothing and is warned about at each line instead.
+    let mut first_line: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for l in &lines {
+        let again = first_line
+            .insert(l.key, l.no)
+            .filter(|_| PEER_KEYS.contains(&l.key));
         match l.key {
             "ENABLE_QCN" => net.ecn.enabled = flag(l)?,
             "PACKET_PAYLOAD_SIZE" => {
@@ -387,6 +409,12 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             k if INERT_KEYS.contains(&k) => {}
             k => unknown.push((l.no, k)),
         }
+        if let Some(first) = again {
+            return Err(err(
+                l,
+                format!("given twice, first at line {first}; keep one of the two lines"),
+            ));
+        }
     }
     net.nic.bdp_window = has_win;
     // The peer's switches carry ACKs in the flow's class whatever
@@ -445,15 +473,14 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
         })
     };
     let kind = cc_mode.ok_or_else(|| missing("CC_MODE"))?;
-    // The last line of a key holds, as in the peer.
-    let last = |key: &str| -> Option<&str> {
+    // Each key is on one line at most (checked above).
+    let value = |key: &str| -> Option<&str> {
         cc_values
             .iter()
-            .rev()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v.as_str())
     };
-    net.cc = cc_from_peer(kind, &last);
+    net.cc = cc_from_peer(kind, &value);
     if let (Some((kmin, _)), Some((kmax, line)), Some((pmax, _))) = (&kmin, &kmax, &pmax) {
         let mut th = Vec::new();
         for (rate, kx) in kmax {
@@ -580,51 +607,9 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
 }
 
 /// The key of the peer's config closest to `key`, if close enough to be
-/// what was meant (compared in upper case: the peer's keys are).
+/// what was meant.
 fn closest_key(key: &str) -> Option<&'static str> {
-    let upper = key.to_ascii_uppercase();
-    PEER_KEYS
-        .iter()
-        .map(|k| (edit_distance(&upper, k), *k))
-        .filter(|&(d, _)| close_enough(d, key))
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, k)| k)
-}
-
-/// Whether `d` edits make `key` a likely typo: one edit in a short key,
-/// two in a longer one. More would suggest unrelated keys (a key of a
-/// fork of the peer, say) as typos.
-fn close_enough(d: usize, key: &str) -> bool {
-    d <= if key.len() < 8 { 1 } else { 2 }
-}
-
-/// Edits (insert, delete, substitute, swap two neighbours) from `a` to
-/// `b`: the optimal string alignment distance, so that a transposed pair
-/// (`CC_MDOE`) counts as one typo.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // d[i][j]: distance between a[..i] and b[..j].
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
+    suggest::closest(key, PEER_KEYS.iter().copied())
 }
 
 /// Parse and run a peer config, writing its `FCT_OUTPUT_FILE` and
@@ -678,10 +663,6 @@ mod tests {
 
     #[test]
     fn typos_are_told_from_keys_rdmasim_does_not_model() {
-        assert_eq!(edit_distance("CC_MDOE", "CC_MODE"), 1);
-        assert_eq!(edit_distance("RATE_AII", "RATE_AI"), 1);
-        assert_eq!(edit_distance("", "ABC"), 3);
-        assert_eq!(edit_distance("KMIN_MAP", "KMAX_MAP"), 2);
         assert_eq!(closest_key("RATE_AII"), Some("RATE_AI"));
         assert_eq!(closest_key("rate_hai"), Some("RATE_HAI"));
         assert_eq!(closest_key("CC_MDOE"), Some("CC_MODE"));

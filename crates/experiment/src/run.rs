@@ -51,7 +51,7 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// order), `pfc.txt` when PFC recording is on, and `config.toml` when
 /// [`RunOptions::config_toml`] is set.
 pub fn run_scenario(
-    s: Scenario,
+    mut s: Scenario,
     out_dir: Option<&Path>,
     opts: &RunOptions,
 ) -> Result<RunReport, ExperimentError> {
@@ -64,33 +64,9 @@ pub fn run_scenario(
     }
     let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
     let n_flows = s.flows.len();
-    let mut sim = Simulation::new(&s.topo, s.flows, s.net.clone()).map_err(|e| {
-        // The section of the config that the error is about.
-        let field = match e {
-            net::BuildError::BadPortRule { .. } => "ports",
-            net::BuildError::NoSuchLink(..) => "link_down",
-            net::BuildError::BadFlow { .. } | net::BuildError::Unsorted(_) => "workload",
-        };
-        ExperimentError::Input(InputError::at(s.name.as_str(), None, field, e.to_string()))
-    })?;
+    let flows = std::mem::take(&mut s.flows);
+    let (mut sim, mut notes) = build_simulation(&s, flows, opts.timeseries.as_ref())?;
     sim.record_pfc(record_pfc);
-    if let Some(m) = &opts.timeseries {
-        sim.monitor(m.clone()).map_err(|e| {
-            ExperimentError::Input(InputError::at(s.name.as_str(), None, "timeseries", e))
-        })?;
-    }
-
-    let mut notes: Vec<String> = s.notes;
-    notes.extend_from_slice(sim.warnings());
-    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
-        // Allowed (an experiment may want it), but IRN is designed to make
-        // PFC unnecessary (IRN; Swing §4.2).
-        notes.push(
-            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
-             set enabled = false or leave it out"
-                .to_string(),
-        );
-    }
     let print_notes = |notes: &[String]| {
         if opts.print_notes {
             for n in notes {
@@ -152,6 +128,129 @@ pub fn run_scenario(
         summary,
         invariant_failures,
         out_dir: out_dir.map(Path::to_path_buf),
+        notes,
+    })
+}
+
+/// The simulation of `s` with `flows` (the scenario's, taken out of it),
+/// built and with its time series set up, and the notes known before it
+/// runs: the scenario's, the network's, and IRN over PFC.
+fn build_simulation(
+    s: &Scenario,
+    flows: Vec<workload::FlowSpec>,
+    timeseries: Option<&net::monitor::MonitorConfig>,
+) -> Result<(Simulation, Vec<String>), ExperimentError> {
+    let mut sim = Simulation::new(&s.topo, flows, s.net.clone()).map_err(|e| {
+        // The section of the config that the error is about.
+        let field = match e {
+            net::BuildError::BadPortRule { .. } => "ports",
+            net::BuildError::NoSuchLink(..) => "link_down",
+            net::BuildError::BadFlow { .. } | net::BuildError::Unsorted(_) => "workload",
+        };
+        ExperimentError::Input(InputError::at(s.name.as_str(), None, field, e.to_string()))
+    })?;
+    if let Some(m) = timeseries {
+        sim.monitor(m.clone()).map_err(|e| {
+            ExperimentError::Input(InputError::at(s.name.as_str(), None, "timeseries", e))
+        })?;
+    }
+    let mut notes = s.notes.clone();
+    notes.extend_from_slice(sim.warnings());
+    if s.net.pfc.enabled && matches!(s.net.nic.transport, net::Transport::Irn(_)) {
+        // Allowed (an experiment may want it), but IRN is designed to make
+        // PFC unnecessary (IRN; Swing §4.2).
+        notes.push(
+            "IRN ran over PFC ([pfc] enabled = true); IRN is meant for a lossy fabric, \
+             set enabled = false or leave it out"
+                .to_string(),
+        );
+    }
+    Ok((sim, notes))
+}
+
+/// Whether a flow due at `start` never starts in a run stopped at `stop`:
+/// a run handles the events due at the stop time, and none after it.
+fn never_starts(start: Time, stop: Option<Time>) -> bool {
+    stop.is_some_and(|stop| start > stop)
+}
+
+/// What `rdmasim check` says of a scenario built (its network included)
+/// but not run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// The scenario's name.
+    pub name: String,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Hosts in the topology.
+    pub hosts: usize,
+    /// Switches in the topology.
+    pub switches: usize,
+    /// Links (each joins two nodes, both ways).
+    pub links: usize,
+    /// Flows in the workload.
+    pub flows: usize,
+    /// Start of the first flow and of the last, if there are flows.
+    pub starts: Option<(Time, Time)>,
+    /// The stop time, if any.
+    pub stop: Option<Time>,
+    /// Flows that start after the stop time: a run would never start them.
+    pub after_stop: usize,
+    /// Congestion control, as `summary.json` names it.
+    pub cc: String,
+    /// PFC mode, as `summary.json` names it.
+    pub pfc: String,
+    /// Reliability, as `summary.json` names it.
+    pub transport: String,
+    /// Whether switches mark ECN.
+    pub ecn: bool,
+    /// Ports with settings of their own (`[ports]`, Swing relays).
+    pub ports_with_own_settings: usize,
+    /// What a run would note before it starts.
+    pub notes: Vec<String>,
+}
+
+/// Build `s`'s network, as a run would, without running it: every error a
+/// run would give before it starts, and what it would run.
+pub fn check_scenario(
+    mut s: Scenario,
+    timeseries: Option<&net::monitor::MonitorConfig>,
+) -> Result<CheckReport, ExperimentError> {
+    let flows = std::mem::take(&mut s.flows);
+    let starts = flows
+        .first()
+        .zip(flows.last())
+        .map(|(a, b)| (a.start, b.start));
+    let n_flows = flows.len();
+    let after_stop = flows
+        .iter()
+        .filter(|f| never_starts(f.start, s.net.stop_time))
+        .count();
+    let (_, notes) = build_simulation(&s, flows, timeseries)?;
+    let hosts = s
+        .topo
+        .kinds
+        .iter()
+        .filter(|k| **k == topo::NodeKind::Host)
+        .count();
+    let mut own: Vec<(u32, bool)> = s.net.ports.iter().map(|r| (r.link, r.at_b)).collect();
+    own.sort_unstable();
+    own.dedup();
+    Ok(CheckReport {
+        name: s.name.clone(),
+        seed: s.net.seed,
+        hosts,
+        switches: s.topo.kinds.len() - hosts,
+        links: s.topo.links.len(),
+        flows: n_flows,
+        starts,
+        stop: s.net.stop_time,
+        after_stop,
+        cc: s.net.cc.name().to_string(),
+        pfc: pfc_name(&s.net).to_string(),
+        transport: TransportKind::of(&s.net.nic.transport).name().to_string(),
+        ecn: s.net.ecn.enabled,
+        ports_with_own_settings: own.len(),
         notes,
     })
 }
@@ -228,6 +327,12 @@ fn summarize(
             total,
             finished,
             unfinished: total - finished - endless,
+            not_started: results
+                .flows
+                .iter()
+                .filter(|f| f.end.is_none() && f.size != workload::ENDLESS)
+                .filter(|f| never_starts(f.start, net.stop_time))
+                .count() as u64,
             endless,
         },
         slowdown: size_buckets(records, &DEFAULT_SIZE_EDGES),
@@ -302,9 +407,24 @@ fn invariants(
     if unfinished > 0 {
         let of = plural(n_flows as u64 - summary.flows.endless, "flow", "flows");
         let last = fmt_time(results.end_time);
+        let (started, never) = (
+            summary.flows.started_unfinished(),
+            summary.flows.not_started,
+        );
         out.push(match net.stop_time {
-            // Cut off: the flows were still going (or waiting on a timer
-            // due after the stop).
+            // Flows due after the stop never started: told apart from those
+            // cut off, which were still going (or waiting on a timer due
+            // after the stop).
+            Some(t) if never > 0 && started == 0 => format!(
+                "{never} of {of} never started: they start after the stop time {}",
+                fmt_time(t)
+            ),
+            Some(t) if never > 0 => format!(
+                "{started} of {of} started but did not finish by the stop time {} (the last \
+                 event before it ran at {last}), and {never} more never started: they start \
+                 after it",
+                fmt_time(t)
+            ),
             Some(t) if results.events_pending => format!(
                 "{unfinished} of {of} did not finish by the stop time {} (the last event \
                  before it ran at {last})",
@@ -321,19 +441,47 @@ fn invariants(
     out
 }
 
-/// The once-a-second progress line on stderr.
-/// The progress line: simulated time (and the stop time, which the run
-/// reaches at the latest), flows done, events and their rate.
-fn progress_line(p: &ProgressInfo, stop: Option<Time>, events_per_s: f64) -> String {
+/// The once-a-second progress line on stderr: simulated time (and the
+/// stop time, which the run reaches at the latest), flows done and their
+/// share, an estimate of the wall time left, events and their rate.
+fn progress_line(
+    p: &ProgressInfo,
+    stop: Option<Time>,
+    events_per_s: f64,
+    elapsed: Duration,
+) -> String {
     let until = stop.map_or(String::new(), |t| format!(" (stop {})", fmt_time(t)));
+    let share = if p.flows_total > 0 {
+        p.flows_finished as f64 / p.flows_total as f64
+    } else {
+        0.0
+    };
     format!(
-        "[rdmasim] t={}{until}  flows {}/{} done  events {}  ({} ev/s)",
+        "[rdmasim] t={}{until}  flows {}/{} done ({:.0}%)  ETA {}  events {}  ({} ev/s)",
         fmt_time(p.now),
         p.flows_finished,
         p.flows_total,
+        share * 100.0,
+        eta(share, elapsed),
         fmt_count(p.events as f64),
         fmt_count(events_per_s),
     )
+}
+
+/// The wall time left if the rest of the flows finish at the pace of
+/// those finished in `elapsed` (`share` of them): a rough guide, as flows
+/// that start later or wait longer break the pace. `-` before any flow
+/// has finished.
+fn eta(share: f64, elapsed: Duration) -> String {
+    if share <= 0.0 {
+        return "-".to_string();
+    }
+    let left = (elapsed.as_secs_f64() * (1.0 - share) / share).round() as u64;
+    match left {
+        0..=59 => format!("{left}s"),
+        60..=3599 => format!("{}m{:02}s", left / 60, left % 60),
+        _ => format!("{}h{:02}m", left / 3600, left % 3600 / 60),
+    }
 }
 
 struct Progress {
@@ -365,8 +513,8 @@ impl Progress {
             return;
         }
         self.last = now;
-        let rate = per_second(p.events, now.duration_since(self.start));
-        let line = progress_line(p, self.stop, rate);
+        let elapsed = now.duration_since(self.start);
+        let line = progress_line(p, self.stop, per_second(p.events, elapsed), elapsed);
         let mut err = std::io::stderr().lock();
         // \r returns to the start of the line, ESC[K clears what is left.
         let _ = write!(err, "\r{line}\x1b[K");
@@ -387,9 +535,10 @@ impl Progress {
 mod tests {
     use super::*;
 
-    /// The progress line says how far the run is and where it stops.
+    /// The progress line says how far the run is, where it stops, and how
+    /// long it may take yet.
     #[test]
-    fn the_progress_line_shows_the_stop_time() {
+    fn the_progress_line_shows_the_stop_time_and_what_is_left() {
         let p = ProgressInfo {
             now: Time::from_ns(1_500_000),
             events: 2_000_000,
@@ -397,15 +546,34 @@ mod tests {
             flows_finished: 30,
             flows_total: 50,
         };
-        let line = progress_line(&p, Some(Time::from_ns(5_000_000)), 3e6);
+        let ten_s = Duration::from_secs(10);
+        let line = progress_line(&p, Some(Time::from_ns(5_000_000)), 3e6, ten_s);
         assert!(
-            line.starts_with("[rdmasim] t=1.50ms (stop 5.00ms)  flows 30/50 done"),
+            line.starts_with(
+                "[rdmasim] t=1.50ms (stop 5.00ms)  flows 30/50 done (60%)  ETA 7s  events "
+            ),
             "{line}"
         );
-        let line = progress_line(&p, None, 3e6);
+        let line = progress_line(&p, None, 3e6, ten_s);
         assert!(
-            line.starts_with("[rdmasim] t=1.50ms  flows 30/50"),
+            line.starts_with("[rdmasim] t=1.50ms  flows 30/50 done (60%)  ETA 7s"),
             "{line}"
         );
+        let none_done = ProgressInfo {
+            flows_finished: 0,
+            ..p
+        };
+        let line = progress_line(&none_done, None, 3e6, ten_s);
+        assert!(line.contains("flows 0/50 done (0%)  ETA -  "), "{line}");
+    }
+
+    #[test]
+    fn the_time_left_is_at_the_pace_so_far() {
+        let secs = Duration::from_secs;
+        assert_eq!(eta(0.0, secs(10)), "-");
+        assert_eq!(eta(1.0, secs(10)), "0s");
+        assert_eq!(eta(0.5, secs(10)), "10s");
+        assert_eq!(eta(0.25, secs(100)), "5m00s");
+        assert_eq!(eta(0.1, secs(1000)), "2h30m");
     }
 }

@@ -41,11 +41,22 @@ pub struct FlowCounts {
     pub finished: u64,
     /// Flows that were not, other than `endless` ones.
     pub unfinished: u64,
+    /// Of `unfinished`, flows whose start time is after the stop time:
+    /// they never started. Not written when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_started: u64,
     /// Bandwidth flows meant to run until the stop time
     /// ([`workload::ENDLESS`] bytes), still running at the end. Not
     /// written when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub endless: u64,
+}
+
+impl FlowCounts {
+    /// Unfinished flows that started: cut off by the stop time, or stalled.
+    pub fn started_unfinished(&self) -> u64 {
+        self.unfinished - self.not_started
+    }
 }
 
 fn is_zero(n: &u64) -> bool {

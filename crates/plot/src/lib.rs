@@ -16,6 +16,8 @@ use engine::InputError;
 use experiment::analyze::{self, AnalyzeOptions};
 use experiment::output::timeseries::{read_ports_csv, PortRow};
 use experiment::ExperimentError;
+use image::codecs::png::PngEncoder;
+use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -692,34 +694,60 @@ fn render(fig: &Figure, c: &Common) -> Result<(), ExperimentError> {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    if let Some(parent) = c.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| ExperimentError::io(parent, e))?;
-    }
+    // The figure is drawn in memory and written here, so that a path that
+    // cannot be written gets the operating system's one-line reason rather
+    // than the drawing library's nested error.
     let fail = |e: String| {
         ExperimentError::io(
             &c.out,
             std::io::Error::other(format!("cannot draw the figure: {e}")),
         )
     };
-    match ext.as_str() {
+    let bytes = match ext.as_str() {
         "svg" => {
-            let root = SVGBackend::new(&c.out, c.size).into_drawing_area();
-            draw(&root, fig).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, c.size).into_drawing_area();
+                draw(&root, fig).map_err(fail)?;
+                root.present().map_err(|e| fail(e.to_string()))?;
+            }
+            svg.into_bytes()
         }
         "png" => {
-            let root = BitMapBackend::new(&c.out, c.size).into_drawing_area();
-            draw(&root, fig).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))
+            let (w, h) = c.size;
+            let mut rgb = vec![0u8; w as usize * h as usize * 3];
+            {
+                let root = BitMapBackend::with_buffer(&mut rgb, c.size).into_drawing_area();
+                draw(&root, fig).map_err(fail)?;
+                root.present().map_err(|e| fail(e.to_string()))?;
+            }
+            let mut png = Vec::new();
+            PngEncoder::new(&mut png)
+                .write_image(&rgb, w, h, image::ColorType::Rgb8)
+                .map_err(|e| fail(e.to_string()))?;
+            png
         }
-        _ => Err(input(
-            "-o",
-            format!(
-                "'{}': the figure's file must end in .svg or .png",
-                c.out.display()
-            ),
-        )),
+        _ => {
+            return Err(input(
+                "-o",
+                format!(
+                    "'{}': the figure's file must end in .svg or .png",
+                    c.out.display()
+                ),
+            ))
+        }
+    };
+    let cannot_write = |what: String, e: std::io::Error| {
+        ExperimentError::io(
+            &c.out,
+            std::io::Error::new(e.kind(), format!("cannot write the figure: {what}{e}")),
+        )
+    };
+    if let Some(parent) = c.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| cannot_write(format!("cannot create {}: ", parent.display()), e))?;
     }
+    std::fs::write(&c.out, bytes).map_err(|e| cannot_write(String::new(), e))
 }
 
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Result<(), String> {

@@ -4,12 +4,13 @@
 use super::doc::{Config, ConfigDoc};
 use crate::error::ExperimentError;
 use crate::locate::{self, At, FileKind};
+use crate::suggest;
 use engine::InputError;
 use std::path::Path;
 
 /// Read and parse a config file. Errors name `path` as written.
 pub fn load_config(path: &Path) -> Result<Config, ExperimentError> {
-    let text = engine::input::read_text(path).map_err(|e| ExperimentError::io(path, e))?;
+    let text = locate::read_toml(path)?;
     parse_config(&text, &path.display().to_string())
 }
 
@@ -46,6 +47,12 @@ fn expected_list(msg: &str) -> String {
         Some(i) => format!("; {}", msg[i..].replace('`', "")),
         None => String::new(),
     }
+}
+
+/// The names between backticks after `expected` in `msg`.
+fn expected_names(msg: &str) -> impl Iterator<Item = &str> {
+    let list = msg.find("expected").map_or("", |i| &msg[i..]);
+    list.split('`').skip(1).step_by(2)
 }
 
 /// Path of the key `name` named by an error at `line`: the key on that line
@@ -101,12 +108,12 @@ fn toml_error(text: &str, file: &str, e: &toml::de::Error, syntax: bool) -> Inpu
         };
         let line = locate::key_line(text, &path).or(line);
         let what = if path.contains('.') { "key" } else { "section" };
-        return InputError::at(
-            file,
-            line,
-            path,
-            format!("unknown {what}{}", expected_list(&raw)),
-        );
+        // The key meant, if one is close; else every key the table takes.
+        let hint = match suggest::closest(name, expected_names(&raw)) {
+            Some(k) => format!("; did you mean {k}?"),
+            None => expected_list(&raw),
+        };
+        return InputError::at(file, line, path, format!("unknown {what}{hint}"));
     }
     if let Some(name) = quoted_after(&raw, "missing field ") {
         let table = match line.map(|l| locate::at_line(text, l)) {

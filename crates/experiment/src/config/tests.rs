@@ -146,13 +146,24 @@ fn unknown_nested_key_names_its_path_and_line() {
         format!("{SMALL}\n[cc]\nkind = \"dcqcn\"\n\n[cc.dcqcn]\ng = 0.5\nrp_timr = \"1us\"\n");
     let e = err_of(&text);
     let line = text.lines().position(|l| l.starts_with("rp_timr")).unwrap() + 1;
+    assert_eq!(
+        e,
+        format!("t.toml:{line}: cc.dcqcn.rp_timr: unknown key; did you mean rp_timer?")
+    );
+    // Nothing close: every key of the table, as that is all there is to say.
+    let text = text.replace("rp_timr", "zzzzzz");
+    let e = err_of(&text);
     assert!(
         e.starts_with(&format!(
-            "t.toml:{line}: cc.dcqcn.rp_timr: unknown key; expected one of"
-        )),
+            "t.toml:{line}: cc.dcqcn.zzzzzz: unknown key; expected one of alpha_interval, "
+        )) && e.contains("rp_timer"),
         "{e}"
     );
-    assert!(e.contains("rp_timer"), "{e}");
+    let e = err_of(&format!("{SMALL}\n[ccc]\nkind = \"dcqcn\"\n"));
+    assert!(
+        e.ends_with(": ccc: unknown section; did you mean cc?"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -214,6 +225,33 @@ fn values_are_checked_with_their_line() {
         "t.toml:7: topology.k: 400002 switches is too many (at most 65534); lower k \
          or dcs"
     );
+    // k has one rule, whatever breaks it: 0 is not told apart from 1 or 3.
+    for kind in ["fat_tree", "cross_dc"] {
+        for k in [0, 1, 3] {
+            let e = err_of(&SMALL.replace(
+                "kind = \"star\"\nhosts = 4",
+                &format!("kind = \"{kind}\"\nk = {k}"),
+            ));
+            assert_eq!(
+                e,
+                format!("t.toml:7: topology.k: k must be even and at least 2 (got {k})")
+            );
+        }
+    }
+    // So has a cross_dc's number of datacenters.
+    for dcs in [0, 1] {
+        let e = err_of(&SMALL.replace(
+            "kind = \"star\"\nhosts = 4",
+            &format!("kind = \"cross_dc\"\ndcs = {dcs}"),
+        ));
+        assert_eq!(
+            e,
+            format!(
+                "t.toml:7: topology.dcs: dcs must be at least 2 (got {dcs}); for one DC use \
+                 kind = \"fat_tree\""
+            )
+        );
+    }
     // Too many nodes: the error names the size key to lower.
     let e = err_of(&SMALL.replace(
         "kind = \"star\"\nhosts = 4",
@@ -872,8 +910,15 @@ fn bad_values_name_the_key_and_line() {
         .to_string();
     assert!(
         e.ends_with(
-            "timeseries.ports: the entry at index 1: unknown key \"prot\"; expected node, port"
+            "timeseries.ports: the entry at index 1: unknown key \"prot\"; did you mean port?"
         ),
+        "{e}"
+    );
+    let e = timeseries("[timeseries]\nports = [{node = 1, queue = 0}]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with("the entry at index 0: unknown key \"queue\"; expected node, port"),
         "{e}"
     );
     let e = timeseries("[timeseries]\nports = [{node = \"a\", port = 0}]\n")

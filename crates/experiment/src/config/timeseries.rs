@@ -17,6 +17,7 @@
 use super::ctx::{Ctx, R};
 use crate::fmt::{fmt_count, fmt_time};
 use crate::scenario::Scenario;
+use crate::suggest;
 use engine::{Delta, Time};
 use net::monitor::{MonitorConfig, MonitorPorts};
 use serde::Deserialize;
@@ -167,11 +168,13 @@ fn port_list(cx: &Ctx<'_>, list: &[toml::Value], topo: &topo::Topology) -> R<Vec
         let Some(t) = v.as_table() else {
             return Err(cx.err(path, format!("{at}: expected {{node = N, port = P}}")));
         };
-        if let Some(k) = t.keys().find(|k| *k != "node" && *k != "port") {
-            return Err(cx.err(
-                path,
-                format!("{at}: unknown key \"{k}\"; expected node, port"),
-            ));
+        const KEYS: [&str; 2] = ["node", "port"];
+        if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            let hint = match suggest::closest(k, KEYS) {
+                Some(meant) => format!("did you mean {meant}?"),
+                None => "expected node, port".to_string(),
+            };
+            return Err(cx.err(path, format!("{at}: unknown key \"{k}\"; {hint}")));
         }
         let int = |k: &str| -> R<i64> {
             match t.get(k) {

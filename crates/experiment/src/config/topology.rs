@@ -216,7 +216,10 @@ pub(super) fn build_topology(
                 Some(v) => cx.rate("topology.fabric_rate", v)?,
                 None => host,
             };
-            topo::fat_tree(count("k", &t.k)?, host, fabric, delay()?)
+            // k's rule (even, at least 2) is the builder's alone: one
+            // message for 0 and 1 alike.
+            let k = cx.required(&t.k, "topology.k", &why)?;
+            topo::fat_tree(k, host, fabric, delay()?)
         }
         TopologyKind::Clos => {
             let p = ClosSpec::PEER;
@@ -312,8 +315,10 @@ pub(super) fn build_topology(
                 (None, None) => d.long_delay,
             };
             topo::CrossDcSpec {
-                dcs: or(&t.dcs, d.dcs, "dcs")?,
-                k: or(&t.k, d.k, "k")?,
+                // The layout's own rules for these (at least 2 DCs; k
+                // even, at least 2): one message for 0 and 1 alike.
+                dcs: t.dcs.unwrap_or(d.dcs),
+                k: t.k.unwrap_or(d.k),
                 hosts_per_tor: or(&t.hosts_per_tor, d.hosts_per_tor, "hosts_per_tor")?,
                 host_rate,
                 fabric_rate: match &t.fabric_rate {

@@ -6,7 +6,8 @@ use super::plan::{Axis, PlannedRun, Sweep};
 use super::report_spec::parse_report;
 use crate::config::{self, parse_config};
 use crate::error::ExperimentError;
-use crate::locate;
+use crate::locate::{self, FileKind};
+use crate::suggest;
 use engine::InputError;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -25,10 +26,14 @@ pub(super) fn input_err(
     ExperimentError::Input(InputError::at(file, line, field, msg))
 }
 
-/// Read and check a sweep file and its base config's text.
+/// Read and check a sweep file and its base config's text. An error in a
+/// file that looks like rdmasim's TOML config or the peer's config ends
+/// with the command that reads it.
 pub fn load_sweep(path: &Path) -> Result<Sweep, ExperimentError> {
-    let text = engine::input::read_text(path).map_err(|e| ExperimentError::io(path, e))?;
-    parse_sweep(&text, &path.display().to_string(), &config::base_dir(path))
+    let text = locate::read_toml(path)?;
+    let file = path.display().to_string();
+    parse_sweep(&text, &file, &config::base_dir(path))
+        .map_err(|e| locate::hint_wrong_kind(e, &text, &file, &[FileKind::Config, FileKind::Peer]))
 }
 
 /// Parse sweep text; `file` names it in errors, `dir` is where `base` is
@@ -40,15 +45,16 @@ pub fn parse_sweep(text: &str, file: &str, dir: &Path) -> Result<Sweep, Experime
         input_err(file, line, "", format!("invalid TOML: {msg}"))
     })?;
     let at = |key: &str| locate::key_line(text, key);
+    const KEYS: [&str; 6] = ["base", "name", "axes", "set", "variants", "report"];
     for (k, _) in doc.iter() {
-        if !["base", "name", "axes", "set", "variants", "report"].contains(&k) {
-            return Err(input_err(
-                file,
-                at(k),
-                k,
-                "unknown key; a sweep file has base, name, [set], [axes], [variants.*] and \
-                 [report]",
-            ));
+        if !KEYS.contains(&k) {
+            let msg = match suggest::closest(k, KEYS) {
+                Some(meant) => format!("unknown key; did you mean {meant}?"),
+                None => "unknown key; a sweep file has base, name, [set], [axes], \
+                         [variants.*] and [report]"
+                    .to_string(),
+            };
+            return Err(input_err(file, at(k), k, msg));
         }
     }
     let base_rel = match doc.get("base") {

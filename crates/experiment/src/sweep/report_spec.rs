@@ -28,6 +28,7 @@
 
 use crate::error::ExperimentError;
 use crate::locate;
+use crate::suggest;
 use engine::InputError;
 use toml_edit::Item;
 
@@ -166,12 +167,16 @@ pub fn parse_report(
             None => Err(e(field, "expected a variant name (a string)".into())),
         }
     };
+    const KEYS: [&str; 4] = ["baseline", "groups", "paper", "ports"];
     for (k, _) in t.iter() {
-        if !["baseline", "groups", "paper", "ports"].contains(&k) {
-            return Err(e(
-                &format!("report.{k}"),
-                "unknown key; [report] has baseline, groups, ports and [[report.paper]]".into(),
-            ));
+        if !KEYS.contains(&k) {
+            let msg = match suggest::closest(k, KEYS) {
+                Some(meant) => format!("unknown key; did you mean {meant}?"),
+                None => {
+                    "unknown key; [report] has baseline, groups, ports and [[report.paper]]".into()
+                }
+            };
+            return Err(e(&format!("report.{k}"), msg));
         }
     }
     let baseline = variant("report.baseline", t.get("baseline"))?;
@@ -239,19 +244,22 @@ pub fn parse_report(
         };
         for (i, row) in rows.iter().enumerate() {
             let field = |k: &str| format!("report.paper[{i}].{k}");
+            const ROW_KEYS: [&str; 7] = [
+                "target",
+                "variant",
+                "baseline",
+                "group",
+                "metric",
+                "reduction",
+                "at",
+            ];
             for (k, _) in row.iter() {
-                if ![
-                    "target",
-                    "variant",
-                    "baseline",
-                    "group",
-                    "metric",
-                    "reduction",
-                    "at",
-                ]
-                .contains(&k)
-                {
-                    return Err(e(&field(k), "unknown key".into()));
+                if !ROW_KEYS.contains(&k) {
+                    let hint = match suggest::closest(k, ROW_KEYS) {
+                        Some(meant) => format!("did you mean {meant}?"),
+                        None => format!("expected one of {}", ROW_KEYS.join(", ")),
+                    };
+                    return Err(e(&field(k), format!("unknown key; {hint}")));
                 }
             }
             let metric = match row.get("metric").and_then(Item::as_str) {

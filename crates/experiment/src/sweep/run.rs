@@ -20,8 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The files a sweep directory holds besides its run directories.
-pub const SWEEP_FILES: [&str; 3] = ["index.csv", "sweep.log", ".sweep.lock"];
+pub use crate::locate::SWEEP_FILES;
 
 pub(super) const LOCK: &str = ".sweep.lock";
 
@@ -215,7 +214,14 @@ pub(super) fn summary_warnings(v: &serde_json::Value) -> Option<Vec<String>> {
         let of = n("flows", "total")
             .map(|t| t.saturating_sub(n("flows", "endless").unwrap_or(0)))
             .map_or(String::new(), |t| format!(" of {t} flow{}", s(t)));
-        out.push(format!("{unfinished}{of} did not finish"));
+        out.push(match n("flows", "not_started").unwrap_or(0) {
+            0 => format!("{unfinished}{of} did not finish"),
+            never if never == unfinished => format!("{never}{of} never started"),
+            never => format!(
+                "{}{of} started but did not finish, and {never} more never started",
+                unfinished - never
+            ),
+        });
     }
     Some(out)
 }

@@ -191,7 +191,18 @@ fn unknown_keys_and_bad_values_name_the_sweep_line() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.starts_with("s.toml:2: bogus: unknown key"), "{e}");
+    assert!(
+        e.starts_with("s.toml:2: bogus: unknown key; a sweep file has base, name, [set], "),
+        "{e}"
+    );
+    let e = parse_sweep(
+        "base = \"x.toml\"\naxis = 1\n",
+        "s.toml",
+        Path::new("/nonexistent"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(e, "s.toml:2: axis: unknown key; did you mean axes?");
 
     // A sweep file as the base: named as such at the base line.
     let dir = std::env::temp_dir().join(format!("rdmasim-sweep-base-{}", std::process::id()));
@@ -374,6 +385,23 @@ fn runs_already_done_count_with_the_warnings_their_summaries_record() {
                 .to_string(),
             "3 of 9 flows did not finish".to_string()
         ])
+    );
+    // Flows that never started (their start after the stop) are told
+    // apart from flows that did and were cut off.
+    let drops = r#""counters": {"lossless_drops": 0}"#;
+    assert_eq!(
+        w(&format!(
+            r#"{{"flows": {{"total": 191, "unfinished": 190, "not_started": 189}}, {drops}}}"#
+        )),
+        Some(vec![
+            "1 of 191 flows started but did not finish, and 189 more never started".to_string()
+        ])
+    );
+    assert_eq!(
+        w(&format!(
+            r#"{{"flows": {{"total": 191, "unfinished": 190, "not_started": 190}}, {drops}}}"#
+        )),
+        Some(vec!["190 of 191 flows never started".to_string()])
     );
     // Without the numbers the outcome is unknown: the run is redone.
     assert_eq!(w(r#"{"flows": {"total": 10}}"#), None);
