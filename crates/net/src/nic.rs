@@ -364,7 +364,10 @@ impl Host<'_> {
         self.kick_pending(cx);
     }
 
-    /// Receiver side (peer `ReceiveUdp`): ACK, NACK or nothing.
+    /// Receiver side (peer `ReceiveUdp`): ACK, NACK or nothing. (This and
+    /// `receive_ack` are inlined into `receive`, and so into the link's
+    /// delivery, as they were before the NIC had a type of its own.)
+    #[inline(always)]
     fn receive_data(&mut self, pkt: &Packet, cx: &mut Ctx) {
         let now = cx.now;
         let flow = pkt.flow as usize;
@@ -411,6 +414,7 @@ impl Host<'_> {
     }
 
     /// Sender side (peer `ReceiveAck`).
+    #[inline(always)]
     fn receive_ack(&mut self, pkt: &Packet, cx: &mut Ctx) {
         // The INT stack is read last, by the CC's update: ask for it now,
         // while the QP's lines are fetched.

@@ -227,7 +227,8 @@ impl Simulation {
     }
 
     /// Have the device of `port` start sending from it if it can.
-    #[inline]
+    /// (Inlined: an end of transmission, one event in three, routes here.)
+    #[inline(always)]
     pub(crate) fn try_send(&mut self, port: u32) {
         let p = &self.ports[port as usize];
         if p.is_host {
