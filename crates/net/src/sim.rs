@@ -165,7 +165,7 @@ impl Simulation {
             Event::FcTimer { port, version } => {
                 let p = &self.ports[port as usize];
                 if p.is_host {
-                    let (mut host, cx) = self.host(self.port_nic(port));
+                    let (mut host, cx) = self.host_of_port(port);
                     host.fc_timer(version, cx);
                 } else {
                     let local = usize::from(p.local);
@@ -205,6 +205,21 @@ impl Simulation {
         (host, &mut self.cx)
     }
 
+    /// [`Simulation::host`] of the NIC of host port `port`, found from
+    /// the port (which the caller has at hand) rather than from the NIC.
+    #[inline(always)]
+    fn host_of_port(&mut self, port: u32) -> (Host<'_>, &mut Ctx) {
+        let nic = self.port_nic(port);
+        let host = Host {
+            nic: &mut self.nics[nic as usize],
+            port: &mut self.ports[port as usize],
+            qps: &mut self.qps,
+            rx: &mut self.rx,
+            cfg: &self.cfg,
+        };
+        (host, &mut self.cx)
+    }
+
     /// Switch `sw` with its ports and the context: what its handlers are
     /// given.
     #[inline(always)]
@@ -232,7 +247,7 @@ impl Simulation {
     pub(crate) fn try_send(&mut self, port: u32) {
         let p = &self.ports[port as usize];
         if p.is_host {
-            let (mut host, cx) = self.host(self.port_nic(port));
+            let (mut host, cx) = self.host_of_port(port);
             host.try_send(cx);
         } else {
             let local = usize::from(p.local);
@@ -246,7 +261,7 @@ impl Simulation {
     pub(crate) fn apply_fc_outbox(&mut self, port: u32) {
         let p = &self.ports[port as usize];
         if p.is_host {
-            let (mut host, cx) = self.host(self.port_nic(port));
+            let (mut host, cx) = self.host_of_port(port);
             host.apply_fc_outbox(cx);
         } else {
             let local = usize::from(p.local);
@@ -309,7 +324,7 @@ impl Simulation {
             // (about 8 instructions a hop) instead of keeping it in
             // registers on the switch path.
             let at_nic = pkt;
-            let (mut host, cx) = self.host(self.port_nic(to));
+            let (mut host, cx) = self.host_of_port(to);
             host.receive(&at_nic, cx);
         } else {
             pkt.ingress = rp.local;
