@@ -14,6 +14,7 @@ pub mod hash;
 pub mod mmu;
 pub mod monitor;
 pub mod qlen;
+pub mod sonic_buffer;
 pub mod transport;
 pub mod wire;
 

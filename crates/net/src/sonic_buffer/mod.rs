@@ -1,0 +1,16 @@
+//! SONiC's shared-buffer model (Azure §6.2, App. A): ingress and egress
+//! pools and profiles with dynamic and static thresholds, read from a
+//! switch's config_db JSON. A second MMU beside [`crate::mmu`] (the
+//! peer's); not yet selectable in a run (docs/sonic-buffer.md).
+//!
+//! [`config`] holds the pools, profiles and per-port class maps, and
+//! [`model`] admits and releases frames against them.
+
+pub mod config;
+pub mod model;
+
+pub use config::{
+    dt_fixed_point, dt_limit, Pool, PoolMode, PoolType, PortProfiles, Profile, SonicBufferConfig,
+    Threshold,
+};
+pub use model::{Admitted, DropSide, PgUsage, QueueUsage, SonicMmu};
