@@ -3,14 +3,18 @@
 //! switch's config_db JSON. A second MMU beside [`crate::mmu`] (the
 //! peer's); not yet selectable in a run (docs/sonic-buffer.md).
 //!
-//! [`config`] holds the pools, profiles and per-port class maps, and
-//! [`model`] admits and releases frames against them.
+//! [`config`] holds the pools, profiles and per-port class maps,
+//! [`json`] reads them from SONiC's `BUFFER_POOL`, `BUFFER_PROFILE`,
+//! `BUFFER_PG` and `BUFFER_QUEUE` tables, and [`model`] admits and
+//! releases frames against them.
 
 pub mod config;
+pub mod json;
 pub mod model;
 
 pub use config::{
     dt_fixed_point, dt_limit, Pool, PoolMode, PoolType, PortProfiles, Profile, SonicBufferConfig,
     Threshold,
 };
+pub use json::{parse, read};
 pub use model::{Admitted, DropSide, PgUsage, QueueUsage, SonicMmu};
