@@ -12,6 +12,9 @@ pub mod config;
 pub mod json;
 pub mod model;
 
+#[cfg(test)]
+mod tests;
+
 pub use config::{
     dt_fixed_point, dt_limit, Pool, PoolMode, PoolType, PortProfiles, Profile, SonicBufferConfig,
     Threshold,
