@@ -10,11 +10,24 @@ use std::io::Write;
 #[derive(Debug, Args)]
 pub(crate) struct BufferArgs {
     /// Line rate of the long link, e.g. 400Gbps.
-    #[arg(long, value_name = "RATE", allow_hyphen_values = true)]
-    rate: String,
+    #[arg(
+        long,
+        value_name = "RATE",
+        allow_hyphen_values = true,
+        required_unless_present = "sonic"
+    )]
+    rate: Option<String>,
     /// Fibre length of the long link, e.g. 80km (5 us of one-way delay per km).
-    #[arg(long, value_name = "LENGTH", allow_hyphen_values = true)]
-    distance: String,
+    #[arg(
+        long,
+        value_name = "LENGTH",
+        allow_hyphen_values = true,
+        required_unless_present = "sonic"
+    )]
+    distance: Option<String>,
+    /// Instead, describe a switch's SONiC buffer configuration (config_db JSON).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["rate", "distance"])]
+    sonic: Option<std::path::PathBuf>,
     /// Largest frame on the link: bytes, bare or with a unit (1500, 1500B, 9KB).
     #[arg(long, value_name = "BYTES", default_value_t = buffer::DEFAULT_MTU.to_string(), allow_hyphen_values = true)]
     mtu: String,
@@ -30,8 +43,18 @@ pub(crate) struct BufferArgs {
 }
 
 pub(crate) fn buffer(a: BufferArgs) -> Result<u8, Failure> {
+    if let Some(path) = &a.sonic {
+        let report = experiment::sonic::report_file(path)?;
+        let mut o = std::io::stdout().lock();
+        o.write_all(report.as_bytes())?;
+        o.flush()?;
+        return Ok(0);
+    }
+    let (Some(rate), Some(distance)) = (&a.rate, &a.distance) else {
+        unreachable!("clap requires --rate and --distance without --sonic");
+    };
     let mtu = buffer::parse_mtu(&a.mtu)?;
-    let link = LongLink::parse(&a.rate, &a.distance, mtu)?;
+    let link = LongLink::parse(rate, distance, mtu)?;
     let schemes: Vec<Scheme> = Scheme::parse(&a.scheme)?;
     let slot = buffer::parse_slot(&a.slot)?;
     let mut o = std::io::stdout().lock();

@@ -247,3 +247,75 @@ fn bad_input_is_one_error_and_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--distance"));
 }
+
+/// Azure's Listing 1, as shipped.
+fn listing1() -> String {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/azure/listing1.json"
+    )
+    .to_string()
+}
+
+#[test]
+fn a_sonic_configuration_is_described() {
+    let out = ok(&["--sonic", &listing1()]);
+    // α·size/(1 + α): 18 MB/8 / (9/8) = 2 MB; 14 MB/2 / (3/2) = 4.67 MB.
+    assert!(
+        out.contains("    a lone PG pauses at 2,000,000 B (2.000 MB, 1.907 MiB)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    a lone queue drops at 4,666,667 B (4.667 MB, 4.450 MiB)"),
+        "{out}"
+    );
+    // 6,000,000 / 96,928 = 61.90.
+    assert!(
+        out.contains("    the headroom pool holds 61.9 PGs at their cap\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_malformed_sonic_configuration_is_one_error_naming_file_and_key_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("rdmasim-sonic-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pool =
+        r#""BUFFER_POOL": {"ingress_pool": {"size": "100", "type": "ingress", "mode": "dynamic"}}"#;
+    for (name, body, want) in [
+        (
+            "missing-pool.json",
+            format!(
+                r#"{{{pool}, "BUFFER_PROFILE": {{"pg_lossless": {{"pool": "[BUFFER_POOL|ingress_lossless_pool]", "size": "0", "dynamic_th": "-3"}}}}}}"#
+            ),
+            r#"BUFFER_PROFILE.pg_lossless.pool: no pool "ingress_lossless_pool""#,
+        ),
+        (
+            "unknown-profile.json",
+            format!(
+                r#"{{{pool}, "BUFFER_PROFILE": {{}}, "BUFFER_QUEUE": {{"Ethernet0|0": {{"profile": "[BUFFER_PROFILE|q_lossy]"}}}}}}"#
+            ),
+            r#"BUFFER_QUEUE.Ethernet0|0.profile: no profile "q_lossy""#,
+        ),
+        (
+            "negative.json",
+            format!(
+                r#"{{{pool}, "BUFFER_PROFILE": {{"p": {{"pool": "ingress_pool", "size": "-1248", "dynamic_th": "-3"}}}}}}"#
+            ),
+            "BUFFER_PROFILE.p.size: must not be negative: -1248",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        let out = rdmasim(&["--sonic", path.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(out.stdout.is_empty(), "{name}");
+        assert_eq!(
+            err,
+            format!("rdmasim: {}: {want}\n", path.display()),
+            "{name}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -30,6 +30,7 @@ pub mod peer_config;
 mod procstat;
 pub mod run;
 pub mod scenario;
+pub mod sonic;
 mod suggest;
 pub mod summary;
 pub mod sweep;
