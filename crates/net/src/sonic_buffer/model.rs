@@ -1,7 +1,7 @@
 //! SONiC's shared-buffer admission (Azure §6.2, App. A), counter by
-//! counter. Each rule cites the paper and the section of the Azure
-//! reproduction spec that issue 27 works from ("spec §2.3.x"); the table
-//! in docs/sonic-buffer.md lists them.
+//! counter. Each rule cites the paper, or says where the paper is silent
+//! and whose rule is followed instead (SAI's); the table in
+//! docs/sonic-buffer.md lists them.
 //!
 //! One physical buffer; pools, PGs and queues are counters that go up by a
 //! frame's bytes when it is admitted and down when it leaves (App. A).
@@ -133,7 +133,7 @@ impl SonicMmu {
 
     /// The limit on the shared bytes of a PG or queue using `p`, now: its
     /// static threshold, or α × what its pool has left (App. A, "α×
-    /// remaining buffer"; spec §2.3.1, §2.3.2). Left is the pool's size less its shared bytes;
+    /// remaining buffer"; App. A). Left is the pool's size less its shared bytes;
     /// reserves and headroom are outside it.
     fn limit(&self, p: &Profile) -> u64 {
         match p.threshold {
@@ -168,8 +168,8 @@ impl SonicMmu {
     /// paused state … and start to use PFC headroom"); then, for a
     /// lossless PG, headroom within its profile's `xoff` and the pool's
     /// (App. A: "Each ingress lossless queue can use up to 96928 bytes …
-    /// in the PFC headroom pool"; spec §2.3.2). A lossy PG has no
-    /// headroom and refuses (spec §2.3.3).
+    /// in the PFC headroom pool"; App. A). A lossy PG has no
+    /// headroom and refuses (App. A).
     fn ingress_split(&self, port: usize, class: usize, bytes: u64) -> Option<Split> {
         let Some(pi) = self.ports[port].pg[class] else {
             return Some((0, 0, 0));
@@ -191,7 +191,7 @@ impl SonicMmu {
     /// Where `bytes` more would go at egress queue (`port`, `class`), or
     /// `None` if it drops them: reserve first, then shared within the
     /// threshold (App. A: "Once the egress lossy queue hits the dynamic
-    /// threshold, its arriving packets will be dropped"; spec §2.3.3).
+    /// threshold, its arriving packets will be dropped"; App. A).
     fn egress_split(&self, port: usize, class: usize, bytes: u64) -> Option<(u64, u64)> {
         let Some(pi) = self.ports[port].queue[class] else {
             return Some((0, 0));
@@ -206,7 +206,7 @@ impl SonicMmu {
     /// Admit a frame of `bytes` arriving on `in_port` in `class` for
     /// `out_port`, or say which check drops it. Both checks read the
     /// counters before the frame; it is counted only if both pass
-    /// (spec §2.3.1: "A packet is accepted only if it passes both the
+    /// (App. A: "A packet is accepted only if it passes both the
     /// ingress and the egress admission checks").
     pub fn admit(
         &mut self,
@@ -292,8 +292,8 @@ impl SonicMmu {
     /// return it. A lossless PG pauses when it uses headroom or its shared
     /// bytes reach its threshold (App. A), and resumes when its headroom
     /// is empty and its shared bytes are at most max(`xon`, threshold −
-    /// `xon_offset`): SAI's XON rule, as spec §2.3.4 notes it; the paper
-    /// gives only the values. A lossy PG never pauses (spec §2.3.3).
+    /// `xon_offset`): SAI's XON rule; the paper
+    /// gives only the values. A lossy PG never pauses (App. A).
     fn update_pause(&mut self, port: usize, class: usize) -> IngressState {
         let running = IngressState {
             over_xoff: false,

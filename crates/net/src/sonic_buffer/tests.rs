@@ -1,4 +1,4 @@
-//! The Azure spec's R5 targets for Listing 1 (Azure App. A), each driven
+//! The numbers Azure App. A gives or implies for Listing 1, each driven
 //! frame by frame through the model until the pause or drop, and the
 //! reader's errors.
 //!
@@ -97,7 +97,7 @@ fn listing1_reads_as_the_paper_gives_it() {
 }
 
 #[test]
-fn r5_lossless_only_share_is_4_mb_and_lossy_cannot_take_it() {
+fn listing1_lossless_only_share_is_4_mb_and_lossy_cannot_take_it() {
     const PORTS: usize = 8;
     let mut m = switch(PORTS);
     let ingress = pool(&m, "ingress_pool");
@@ -132,7 +132,7 @@ fn r5_lossless_only_share_is_4_mb_and_lossy_cannot_take_it() {
 }
 
 #[test]
-fn r5_a_lone_lossless_queue_pauses_at_2_mb() {
+fn listing1_a_lone_lossless_queue_pauses_at_2_mb() {
     let mut m = switch(2);
     let before = pause(&mut m, 0, 1, FRAME);
     let pg = m.pg(0, LOSSLESS);
@@ -176,7 +176,7 @@ fn equally_congested_lossless_queues_pause_at_18_mb_over_8_plus_n() {
 }
 
 #[test]
-fn r5_a_lone_lossy_queue_drops_at_about_4_67_mb() {
+fn listing1_a_lone_lossy_queue_drops_at_about_4_67_mb() {
     let mut m = switch(2);
     let reserve = m.config().profiles[profile(m.config(), "egress_lossy_profile")].size;
     m.admit(0, 1, LOSSY, reserve).unwrap();
@@ -195,7 +195,7 @@ fn r5_a_lone_lossy_queue_drops_at_about_4_67_mb() {
 }
 
 #[test]
-fn r5_per_queue_headroom_is_capped_at_96928_bytes() {
+fn listing1_per_queue_headroom_is_capped_at_96928_bytes() {
     let mut m = switch(2);
     pause(&mut m, 0, 1, FRAME);
     while m.admit(0, 1, LOSSLESS, FRAME).is_ok() {}
@@ -209,7 +209,7 @@ fn r5_per_queue_headroom_is_capped_at_96928_bytes() {
 }
 
 #[test]
-fn r5_the_headroom_pool_is_6_mb_shared_and_lossless_never_fails_egress() {
+fn listing1_the_headroom_pool_is_6_mb_shared_and_lossless_never_fails_egress() {
     // 32 bytes divides both the 6 MB pool and the 96,928 B cap, so both
     // fill exactly.
     const SMALL: u64 = 32;
@@ -252,7 +252,7 @@ fn r5_the_headroom_pool_is_6_mb_shared_and_lossless_never_fails_egress() {
 }
 
 #[test]
-fn r5_lossy_never_fails_ingress_even_with_ingress_pool_spent() {
+fn listing1_lossy_never_fails_ingress_even_with_ingress_pool_spent() {
     const PORTS: usize = 64;
     let mut m = switch(PORTS);
     // Lossless PGs pause one after another until ingress_pool has almost
