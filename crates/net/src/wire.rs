@@ -119,7 +119,7 @@ pub enum PacketKind {
     Credit,
     /// A per-flow PAUSE (`seq` 1) or RESUME (`seq` 0) naming one flow
     /// (`flow`, in class `pfc_class`): an ideal per-flow flow control's
-    /// frame (FlowSail §III, §IV-C). A kind of its own rather than a PFC
+    /// frame (FlowSail §IV-C). A kind of its own rather than a PFC
     /// frame with a flow in it: a PFC port that got one would read it as a
     /// pause of the whole class, where every other scheme now ignores it.
     FlowPause,
