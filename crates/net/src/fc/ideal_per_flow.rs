@@ -148,6 +148,12 @@ impl IdealPerFlow {
         v
     }
 
+    /// Each flow this ingress holds bytes of or has paused: (flow, bytes
+    /// held, paused), in no order.
+    pub fn held_flows(&self) -> impl Iterator<Item = (u32, u64, bool)> + '_ {
+        self.held.iter().map(|(&f, h)| (f, h.bytes, h.paused))
+    }
+
     /// Flows the far end has paused and not resumed (this port's egress
     /// holds them back), ascending.
     pub fn paused_at_this_port(&self) -> Vec<u32> {
