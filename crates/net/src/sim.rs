@@ -113,16 +113,14 @@ impl Simulation {
     }
 
     /// Debug builds, at the end of a run: a flow that finished having sent
-    /// each byte once has all its frames delivered, so no ideal per-flow
-    /// ingress still holds its bytes or has it paused (every PAUSE met its
-    /// RESUME). (A flow that resent may leave duplicates in a queue.)
+    /// each byte once has all its frames delivered, so no per-flow ingress
+    /// still holds its bytes or has it paused (every PAUSE met its RESUME).
+    /// (A flow that resent may leave duplicates in a queue.)
     #[cfg(debug_assertions)]
     fn check_finished_flows_not_paused(&self) {
+        use crate::fc::FlowControl;
         for p in &self.ports {
-            let crate::fc::AnyFc::IdealPerFlow(f) = &p.fc else {
-                continue;
-            };
-            for (flow, bytes, paused) in f.held_flows() {
+            for (flow, bytes, paused) in p.fc.held_flows() {
                 let qp = &self.qps[flow as usize];
                 assert!(
                     qp.end.is_none() || qp.retransmitted > 0,

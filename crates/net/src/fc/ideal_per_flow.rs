@@ -148,12 +148,6 @@ impl IdealPerFlow {
         v
     }
 
-    /// Each flow this ingress holds bytes of or has paused: (flow, bytes
-    /// held, paused), in no order.
-    pub fn held_flows(&self) -> impl Iterator<Item = (u32, u64, bool)> + '_ {
-        self.held.iter().map(|(&f, h)| (f, h.bytes, h.paused))
-    }
-
     /// Flows the far end has paused and not resumed (this port's egress
     /// holds them back), ascending.
     pub fn paused_at_this_port(&self) -> Vec<u32> {
@@ -174,6 +168,13 @@ impl IdealPerFlow {
 }
 
 impl FlowControl for IdealPerFlow {
+    /// Each flow this ingress holds bytes of or has paused, in no order.
+    fn held_flows(&self) -> Vec<(u32, u64, bool)> {
+        self.held
+            .iter()
+            .map(|(&f, h)| (f, h.bytes, h.paused))
+            .collect()
+    }
     #[inline]
     fn may_send(&self, _now: Time, key: QueueKey, _bytes: u32) -> bool {
         if self.paused.is_empty() || key.class() == 0 {

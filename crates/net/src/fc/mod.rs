@@ -195,6 +195,9 @@ impl FlowControl for AnyFc {
     fn on_timer(&mut self, now: Time, s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
         each!(self, f => f.on_timer(now, s, out))
     }
+    fn held_flows(&self) -> Vec<(u32, u64, bool)> {
+        each!(self, f => f.held_flows())
+    }
     fn counters(&self, now: Time) -> FcCounters {
         each!(self, f => f.counters(now))
     }
