@@ -4,8 +4,9 @@
 
 use crate::config::NetConfig;
 use crate::context::Ctx;
+use crate::egress::EgressChoice;
 use crate::event::Event;
-use crate::fc::{AnyFc, Bifrost, Cbfc, FlowControl, Lossy, Pfc, SwingRelay};
+use crate::fc::{AnyFc, Bifrost, Cbfc, FlowControl, IdealPerFlow, Lossy, Pfc, SwingRelay};
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::port::{CacheLine, Port, PortCounters};
@@ -187,6 +188,11 @@ impl Simulation {
                         }
                         AnyFc::Bifrost(bf)
                     }
+                    Some(crate::config::FcChoice::IdealPerFlow(c)) => {
+                        c.check()
+                            .map_err(|msg| BuildError::BadPortRule { link: li, msg })?;
+                        AnyFc::IdealPerFlow(Box::new(IdealPerFlow::new(c.clone())))
+                    }
                 };
                 if is_host && port_set[id].egress.is_some() {
                     return Err(BuildError::BadPortRule {
@@ -217,7 +223,28 @@ impl Simulation {
                 } else {
                     cfg.error_rate_per_link
                 };
-                let (egress_head, egress) = port_set[id].egress.unwrap_or_default().build();
+                // A per-flow pause helps only if the paused flow waits in a
+                // queue of its own: ideal per-flow ports queue by flow
+                // unless told otherwise, and refuse a shared queue.
+                let egress = match (&port_set[id].fc, port_set[id].egress) {
+                    (Some(crate::config::FcChoice::IdealPerFlow(_)), None) if !is_host => {
+                        Some(EgressChoice::PerFlow)
+                    }
+                    (Some(crate::config::FcChoice::IdealPerFlow(_)), Some(e))
+                        if e != EgressChoice::PerFlow =>
+                    {
+                        return Err(BuildError::BadPortRule {
+                            link: li,
+                            msg: format!(
+                                "node {node}: ideal per-flow flow control needs each flow in a \
+                                 queue of its own (egress = \"per_flow\"), not egress = \"{}\"",
+                                e.name()
+                            ),
+                        });
+                    }
+                    (_, e) => e,
+                };
+                let (egress_head, egress) = egress.unwrap_or_default().build();
                 ports.push(Port {
                     node: node as u32,
                     local: local as u16,
@@ -278,6 +305,37 @@ impl Simulation {
                         name(b)
                     ),
                 });
+            }
+        }
+
+        // Per-flow pause frames mean nothing to another scheme (a PFC port
+        // would not even expect them), and an ideal port ignores PFC
+        // frames: both ends of a link run it, or neither.
+        for (li, ends) in link_port.iter().enumerate() {
+            let ideal = |p: u32| matches!(ports[p as usize].fc, AnyFc::IdealPerFlow(_));
+            let (a, b) = (ideal(ends[0]), ideal(ends[1]));
+            if a != b {
+                let (on, off) = if a {
+                    (topo.links[li].a, topo.links[li].b)
+                } else {
+                    (topo.links[li].b, topo.links[li].a)
+                };
+                return Err(BuildError::BadPortRule {
+                    link: li as u32,
+                    msg: format!(
+                        "one end (node {on}) runs ideal per-flow flow control and the other \
+                         (node {off}) does not: both ends of a link must run it \
+                         (fc = \"ideal_per_flow\"; hosts too, in [ports.hosts])"
+                    ),
+                });
+            }
+            // Its pause frames are never refreshed: a lost RESUME stalls its
+            // flow for good.
+            if a && b && ends.iter().any(|&p| ports[p as usize].error_rate > 0.0) {
+                warnings.push(format!(
+                    "link {li}: ideal per-flow flow control on a link that loses frames; \
+                     a lost RESUME leaves its flow paused for good"
+                ));
             }
         }
 

@@ -245,6 +245,12 @@ pub enum FcChoice {
     /// (`Pfc(PfcMode::Quanta { .. })` or `PfcObeyOnly`). The ingress owns a
     /// static buffer of H bytes unless `xoff` sets one.
     Bifrost(crate::fc::BifrostConfig),
+    /// Ideal per-flow flow control (FlowSail §I, §VI-A): this port's
+    /// ingress pauses a flow alone when it holds more than `pause` bytes of
+    /// it, and resumes it at `resume`; its egress holds back the flows the
+    /// far end paused. The far end must run it too. A switch port running
+    /// it queues each flow apart (`egress = "per_flow"`, its default here).
+    IdealPerFlow(crate::fc::IdealPerFlowConfig),
 }
 
 /// Settings of one switch port that override the switch-wide ones (Swing §6.1:

@@ -333,7 +333,7 @@ impl Host<'_> {
     /// one caller.
     #[inline(always)]
     pub(crate) fn receive(&mut self, pkt: &Packet, cx: &mut Ctx) {
-        if pkt.class != 0 && !matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
+        if pkt.class != 0 && !pkt.kind.is_control() {
             // The NIC consumes what it receives at once: its ingress admits
             // and releases the frame (credits flow back under CBFC).
             let s = crate::mmu::IngressState {
@@ -351,13 +351,16 @@ impl Host<'_> {
             }
         }
         match pkt.kind {
-            PacketKind::Pfc | PacketKind::Credit => {
+            PacketKind::Data => self.receive_data(pkt, cx),
+            PacketKind::Ack | PacketKind::Nack => self.receive_ack(pkt, cx),
+            // Every control kind (`PacketKind::is_control`): a new one
+            // needs no arm here.
+            _ => {
+                debug_assert!(pkt.kind.is_control());
                 hear_ctrl(self.port, pkt, cx);
                 self.apply_fc_outbox(cx);
                 self.try_send(cx);
             }
-            PacketKind::Data => self.receive_data(pkt, cx),
-            PacketKind::Ack | PacketKind::Nack => self.receive_ack(pkt, cx),
         }
         // A path that sends nothing may still have left the port a control
         // frame to send (credits for what arrived).

@@ -108,6 +108,29 @@ impl Simulation {
         // The peer keeps running to its stop time: owe it the idle dumps.
         let until = if stop == Time::MAX { self.cx.now } else { stop };
         self.qlen_finish(until);
+        #[cfg(debug_assertions)]
+        self.check_finished_flows_not_paused();
+    }
+
+    /// Debug builds, at the end of a run: a flow that finished having sent
+    /// each byte once has all its frames delivered, so no per-flow ingress
+    /// still holds its bytes or has it paused (every PAUSE met its RESUME).
+    /// (A flow that resent may leave duplicates in a queue.)
+    #[cfg(debug_assertions)]
+    fn check_finished_flows_not_paused(&self) {
+        use crate::fc::FlowControl;
+        for p in &self.ports {
+            for (flow, bytes, paused) in p.fc.held_flows() {
+                let qp = &self.qps[flow as usize];
+                assert!(
+                    qp.end.is_none() || qp.retransmitted > 0,
+                    "flow {flow} finished, but node {} port {} holds {bytes} B of it \
+                     (paused: {paused})",
+                    p.node,
+                    p.local
+                );
+            }
+        }
     }
 
     /// Ask the cache for what `ev`, the next event, reads first, while the

@@ -79,7 +79,7 @@ impl Switch {
         cx: &mut Ctx,
     ) {
         let in_local = pkt.ingress as usize;
-        if matches!(pkt.kind, PacketKind::Pfc | PacketKind::Credit) {
+        if pkt.kind.is_control() {
             self.receive_ctrl(ports, in_local, pkt, cx);
             return;
         }

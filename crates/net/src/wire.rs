@@ -22,6 +22,10 @@ pub const PFC_FRAME_BYTES: u32 = 64;
 /// at high priority like one: rdmasim's choice, as Bifrost §VI-B leaves
 /// CBFC-ideal's update open.)
 pub const CREDIT_FRAME_BYTES: u32 = 64;
+/// A per-flow PAUSE or RESUME frame: one minimum Ethernet frame, like a
+/// pause frame (FlowSail §IV-C gives these frames their own Ethernet type
+/// but not their size; 64 B is rdmasim's choice).
+pub const FLOW_PAUSE_FRAME_BYTES: u32 = 64;
 /// Number of priority classes per port (IEEE 802.1Q).
 pub const N_CLASSES: usize = 8;
 
@@ -113,6 +117,28 @@ pub enum PacketKind {
     /// A CBFC credit update for one class (`pfc_class`): `seq` carries the
     /// FCCL, already reduced modulo 2^field bits where the field is limited.
     Credit,
+    /// A per-flow PAUSE (`seq` 1) or RESUME (`seq` 0) naming one flow
+    /// (`flow`, in class `pfc_class`): an ideal per-flow flow control's
+    /// frame (FlowSail §IV-C). A kind of its own rather than a PFC
+    /// frame with a flow in it: a PFC port that got one would read it as a
+    /// pause of the whole class, where every other scheme now ignores it.
+    FlowPause,
+}
+
+impl PacketKind {
+    /// Whether this is a control frame (PFC, credits, per-flow pause):
+    /// sent in strict priority from the port's control queue, never paused,
+    /// never routed or admitted to the MMU, handed to the receiving port's
+    /// flow control. Every control kind is listed here and only here, so
+    /// the devices need no change for a new one. (The data kinds come
+    /// first in the enum: this is one compare.)
+    #[inline(always)]
+    pub fn is_control(self) -> bool {
+        matches!(
+            self,
+            PacketKind::Pfc | PacketKind::Credit | PacketKind::FlowPause
+        )
+    }
 }
 
 /// One frame. Small and `Copy`: packets live in the FIFOs of the ports and
@@ -135,7 +161,8 @@ pub struct Packet {
     /// Data: payload bytes. ACK/NACK: the low 32 bits of the IRN SACK
     /// offset ([`Packet::sack`]). PFC/credit frames: 0.
     pub payload: u32,
-    /// Flow (= QP) this frame belongs to.
+    /// Flow (= QP) this frame belongs to; on a per-flow pause frame, the
+    /// flow it pauses or resumes.
     pub flow: u32,
     /// Handle of this packet's INT stack in the simulation's side table
     /// (its index, and the hops recorded in its low bits: `int_pool.rs`),
@@ -146,11 +173,11 @@ pub struct Packet {
     pub pint: u16,
     /// Data: byte offset of the payload. ACK/NACK: next expected byte.
     /// PFC frame: the pause time in quanta ([`Packet::pfc_quanta`]).
-    /// Credit frame: the FCCL.
+    /// Credit frame: the FCCL. Per-flow pause frame: 1 pause, 0 resume.
     pub seq: u64,
     /// ACK/NACK: the high 32 bits of the IRN SACK offset
-    /// ([`Packet::sack`]). PFC/credit frame: the class it pauses, resumes
-    /// or credits ([`Packet::pfc_class`]). Data: 0.
+    /// ([`Packet::sack`]). PFC/credit/per-flow pause frame: the class it
+    /// pauses, resumes or credits ([`Packet::pfc_class`]). Data: 0.
     pub ext: u32,
     /// Source node (for an ACK: the data receiver).
     pub src: u32,
@@ -217,7 +244,26 @@ impl Packet {
         }
     }
 
-    /// PFC or credit frame: the class it pauses, resumes or credits.
+    /// A per-flow PAUSE (`pause`) or RESUME of flow `flow` in `class`
+    /// (FlowSail §IV-C: PAUSE(FID) and RESUME(FID)).
+    pub fn flow_pause(class: u8, flow: u32, pause: bool) -> Packet {
+        Packet {
+            kind: PacketKind::FlowPause,
+            size: FLOW_PAUSE_FRAME_BYTES,
+            flow,
+            seq: u64::from(pause),
+            ..Packet::pfc(class, 0)
+        }
+    }
+
+    /// Per-flow pause frame: whether it pauses (else it resumes) its flow.
+    #[inline]
+    pub fn pauses_flow(&self) -> bool {
+        self.seq != 0
+    }
+
+    /// PFC, credit or per-flow pause frame: the class it pauses, resumes
+    /// or credits.
     #[inline]
     pub fn pfc_class(&self) -> u8 {
         self.ext as u8

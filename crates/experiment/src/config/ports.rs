@@ -4,7 +4,7 @@
 use super::ctx::{set_keys, Ctx, R};
 use crate::fmt::fmt_delta;
 use net::egress::EgressChoice;
-use net::fc::{BifrostConfig, BifrostReading, CbfcConfig};
+use net::fc::{BifrostConfig, BifrostReading, CbfcConfig, IdealPerFlowConfig};
 use net::{FcChoice, NetConfig, PfcMode};
 use serde::Deserialize;
 use topo::Topology;
@@ -71,6 +71,10 @@ pub struct PortSection {
     pub bifrost_reading: Option<String>,
     /// bifrost: write the per-slot trace (`bifrost_trace.csv`).
     pub bifrost_trace: Option<bool>,
+    /// ideal_per_flow: pause a flow once the ingress holds more of it.
+    pub ideal_pause: Option<String>,
+    /// ideal_per_flow: resume it once the ingress holds at most this.
+    pub ideal_resume: Option<String>,
 }
 
 fn check_switch(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
@@ -292,7 +296,8 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
         })?),
     };
     let scheme_keys = set_keys!(s; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
-        bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace);
+        bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace,
+        ideal_pause, ideal_resume);
     if let Some(k) = scheme_keys
         .iter()
         .find(|k| !scheme.is_some_and(|f| f.keys.contains(k)))
@@ -413,6 +418,12 @@ pub(super) const FC_SCHEMES: &[FcScheme] = &[
         build: |cx, path, s, _, _| bifrost(cx, path, s),
         about: Some(bifrost_about),
     },
+    FcScheme {
+        name: "ideal_per_flow",
+        keys: &["ideal_pause", "ideal_resume"],
+        build: |cx, path, s, _, _| ideal_per_flow(cx, path, s),
+        about: Some(ideal_per_flow_about),
+    },
 ];
 
 /// The keys of both kinds of credit-based flow control.
@@ -527,6 +538,49 @@ fn bifrost_about() -> String {
     )
 }
 
+/// Ideal per-flow flow control, with its thresholds.
+fn ideal_per_flow(cx: &Ctx<'_>, path: &str, s: &PortSection) -> R<FcChoice> {
+    let key = |k: &str| format!("{path}.{k}");
+    let mut c = IdealPerFlowConfig::default();
+    if let Some(v) = &s.ideal_pause {
+        c.pause = cx.positive_bytes(&key("ideal_pause"), v)?;
+    }
+    if let Some(v) = &s.ideal_resume {
+        c.resume = cx.bytes(&key("ideal_resume"), v)?;
+    }
+    if c.resume >= c.pause {
+        // Name the key the user set; with both or neither set, the resume
+        // threshold is the one that must move below the other.
+        let k = if s.ideal_pause.is_some() && s.ideal_resume.is_none() {
+            "ideal_pause"
+        } else {
+            "ideal_resume"
+        };
+        return Err(cx.err(
+            &key(k),
+            format!(
+                "ideal_resume ({} B) must be below ideal_pause ({} B)",
+                c.resume, c.pause
+            ),
+        ));
+    }
+    Ok(FcChoice::IdealPerFlow(c))
+}
+
+fn ideal_per_flow_about() -> String {
+    let c = IdealPerFlowConfig::default();
+    format!(
+        "# With fc = \"ideal_per_flow\" (one queue per flow, each paused alone;
+# FlowSail §I, §VI-A; docs/per-flow-fc.md; both ends of a link alike, hosts
+# in [ports.hosts]; switch ports queue per flow, egress = \"per_flow\"):
+# ideal_pause (pause a flow once the ingress holds more of it; default
+# {} B), ideal_resume (resume it at or below this; default {} B);
+# rdmasim's choices.
+",
+        c.pause, c.resume
+    )
+}
+
 /// The comment on `[ports.*]` keys of `rdmasim config --defaults`: every
 /// key, the flow-control choices, then the keys some of them take.
 pub(super) fn defaults_text() -> String {
@@ -587,10 +641,13 @@ mod tests {
             bifrost_delta: Some("1".into()),
             bifrost_reading: Some("1".into()),
             bifrost_trace: Some(true),
+            ideal_pause: Some("1".into()),
+            ideal_resume: Some("1".into()),
             ..PortSection::default()
         };
         let checked = set_keys!(all; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
-            bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace);
+            bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace,
+            ideal_pause, ideal_resume);
         let mut declared: Vec<&str> = FC_SCHEMES
             .iter()
             .flat_map(|f| f.keys.iter().copied())

@@ -643,6 +643,40 @@ fn a_port_rule_chooses_the_egress_by_name() {
 }
 
 #[test]
+fn ideal_per_flow_port_keys() {
+    let ideal = |keys: &str| format!("{SMALL}\n[ports.fabric]\nfc = \"ideal_per_flow\"\n{keys}");
+    let s = scenario(&ideal("ideal_pause = \"20KB\"\nideal_resume = \"10KB\"\n"));
+    match &s.net.ports[0].settings.fc {
+        Some(net::FcChoice::IdealPerFlow(c)) => {
+            assert_eq!((c.pause, c.resume), (20_000, 10_000));
+        }
+        other => panic!("{other:?}"),
+    }
+    let s = scenario(&ideal(""));
+    assert_eq!(
+        s.net.ports[0].settings.fc,
+        Some(net::FcChoice::IdealPerFlow(Default::default()))
+    );
+    // A resume threshold not below the pause one, whichever was set.
+    let e = err_of(&ideal("ideal_resume = \"1MB\"\n"));
+    assert!(
+        e.contains("ports.fabric.ideal_resume") && e.contains("must be below ideal_pause"),
+        "{e}"
+    );
+    let e = err_of(&ideal("ideal_pause = \"1KB\"\n"));
+    assert!(e.contains("ports.fabric.ideal_pause"), "{e}");
+    let e = err_of(&ideal("ideal_pause = \"0B\"\n"));
+    assert!(e.contains("ports.fabric.ideal_pause"), "{e}");
+    let e = err_of(&format!(
+        "{SMALL}\n[ports.fabric]\nfc = \"pfc\"\nideal_pause = \"1KB\"\n"
+    ));
+    assert!(
+        e.contains("ports.fabric.ideal_pause") && e.contains("only with fc = \"ideal_per_flow\""),
+        "{e}"
+    );
+}
+
+#[test]
 fn cbfc_and_bifrost_port_keys() {
     let s = scenario(&format!(
         "{CROSS}\n[ports.long_haul]\nfc = \"bifrost\"\nbifrost_t = \"5us\"\nbifrost_k = 2\n\

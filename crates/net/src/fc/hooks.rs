@@ -104,6 +104,14 @@ pub trait FlowControl {
     /// This port's timer fired. `s` gives the ingress state per class when
     /// the port belongs to a switch.
     fn on_timer(&mut self, _now: Time, _s: &dyn Fn(usize) -> IngressState, _out: &mut FcOutbox) {}
+    /// Flows whose frames this port's ingress still counts as held, with
+    /// the bytes and whether it has them paused: what a per-flow scheme
+    /// checks at the end of a run in debug builds (a flow that finished
+    /// having sent each byte once has nothing left anywhere). Class-based
+    /// schemes hold no flow.
+    fn held_flows(&self) -> Vec<(u32, u64, bool)> {
+        Vec::new()
+    }
     /// Counters so far (paused time closed at `now`).
     fn counters(&self, _now: Time) -> FcCounters {
         FcCounters::default()

@@ -16,6 +16,7 @@
 mod bifrost;
 mod cbfc;
 mod hooks;
+mod ideal_per_flow;
 mod pfc;
 mod swing;
 
@@ -25,6 +26,7 @@ pub use bifrost::{
 };
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
 pub use hooks::{FcCounters, FcOutbox, FlowControl, IngressState, Lossy};
+pub use ideal_per_flow::{IdealPerFlow, IdealPerFlowConfig, IdealPerFlowStats};
 pub use pfc::{quanta_duration, Pfc, PfcMode};
 pub use swing::SwingRelay;
 
@@ -51,6 +53,10 @@ pub enum AnyFc {
     /// A Swing relay's local port: its own flow control, and every control
     /// frame it receives sent on out of the relay's other port.
     Swing(SwingRelay<AnyFc>),
+    /// Ideal per-flow flow control: a flow paused alone when its own queue
+    /// grows (FlowSail §I, §VI-A). Boxed: its tables would grow every
+    /// port, and few runs use it.
+    IdealPerFlow(Box<IdealPerFlow>),
 }
 
 impl AnyFc {
@@ -138,6 +144,7 @@ macro_rules! each {
             AnyFc::Cbfc($f) => $e,
             AnyFc::Bifrost($f) => $e,
             AnyFc::Swing($f) => $e,
+            AnyFc::IdealPerFlow($f) => $e,
         }
     };
 }
@@ -187,6 +194,9 @@ impl FlowControl for AnyFc {
     }
     fn on_timer(&mut self, now: Time, s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
         each!(self, f => f.on_timer(now, s, out))
+    }
+    fn held_flows(&self) -> Vec<(u32, u64, bool)> {
+        each!(self, f => f.held_flows())
     }
     fn counters(&self, now: Time) -> FcCounters {
         each!(self, f => f.counters(now))
