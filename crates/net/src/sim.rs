@@ -72,6 +72,19 @@ pub struct Simulation {
     pub(crate) warnings: Vec<String>,
 }
 
+/// A device as its handlers see it ([`Simulation::device`]).
+enum Device<'a> {
+    Host(Host<'a>),
+    /// A switch, its ports, the local number of the port at hand, and the
+    /// routes (what its `receive` reads).
+    Switch {
+        sw: &'a mut Switch,
+        ports: &'a mut [Port],
+        local: usize,
+        routes: &'a [crate::route::DstRoute],
+    },
+}
+
 impl Simulation {
     /// Run until every flow finished, the queue empties or the stop time.
     pub fn run(&mut self) {
@@ -185,17 +198,15 @@ impl Simulation {
                 let (mut host, cx) = self.host(nic);
                 host.qp_timer(qp, slot as usize, version, cx);
             }
-            Event::FcTimer { port, version } => {
-                let p = &self.ports[port as usize];
-                if p.is_host {
-                    let (mut host, cx) = self.host_of_port(port);
-                    host.fc_timer(version, cx);
-                } else {
-                    let local = usize::from(p.local);
-                    let (sw, ports, cx) = self.switch(usize::from(p.owner));
-                    sw.fc_timer(ports, local, version, cx);
-                }
-            }
+            Event::FcTimer { port, version } => match self.device(port) {
+                (Device::Host(mut host), cx) => host.fc_timer(version, cx),
+                (
+                    Device::Switch {
+                        sw, ports, local, ..
+                    },
+                    cx,
+                ) => sw.fc_timer(ports, local, version, cx),
+            },
             Event::LinkDown { k } => self.link_down(k as usize),
             Event::QlenDump => {
                 let cx = &mut self.cx;
@@ -216,23 +227,14 @@ impl Simulation {
     /// context: what its handlers are given.
     #[inline(always)]
     fn host(&mut self, nic: u32) -> (Host<'_>, &mut Ctx) {
-        let n = &mut self.nics[nic as usize];
-        let port = &mut self.ports[n.port as usize];
-        let host = Host {
-            nic: n,
-            port,
-            qps: &mut self.qps,
-            rx: &mut self.rx,
-            cfg: &self.cfg,
-        };
-        (host, &mut self.cx)
+        let port = self.nics[nic as usize].port;
+        self.host_at(nic, port)
     }
 
-    /// [`Simulation::host`] of the NIC of host port `port`, found from
-    /// the port (which the caller has at hand) rather than from the NIC.
+    /// [`Simulation::host`] of NIC `nic`, whose port `port` the caller has
+    /// at hand (it is not looked up again through the NIC).
     #[inline(always)]
-    fn host_of_port(&mut self, port: u32) -> (Host<'_>, &mut Ctx) {
-        let nic = self.port_nic(port);
+    fn host_at(&mut self, nic: u32, port: u32) -> (Host<'_>, &mut Ctx) {
         let host = Host {
             nic: &mut self.nics[nic as usize],
             port: &mut self.ports[port as usize],
@@ -243,14 +245,26 @@ impl Simulation {
         (host, &mut self.cx)
     }
 
-    /// Switch `sw` with its ports and the context: what its handlers are
-    /// given.
+    /// The device that owns `port`, with what its handlers are given, and
+    /// the context.
     #[inline(always)]
-    fn switch(&mut self, sw: usize) -> (&mut Switch, &mut [Port], &mut Ctx) {
-        let s = &mut self.switches[sw];
-        let first = s.first_port as usize;
-        let ports = &mut self.ports[first..first + usize::from(s.n_ports)];
-        (s, ports, &mut self.cx)
+    fn device(&mut self, port: u32) -> (Device<'_>, &mut Ctx) {
+        let p = &self.ports[port as usize];
+        if p.is_host {
+            let (host, cx) = self.host_at(self.port_nic(port), port);
+            return (Device::Host(host), cx);
+        }
+        let local = usize::from(p.local);
+        let sw = &mut self.switches[usize::from(p.owner)];
+        let first = sw.first_port as usize;
+        let ports = &mut self.ports[first..first + usize::from(sw.n_ports)];
+        let device = Device::Switch {
+            sw,
+            ports,
+            local,
+            routes: &self.dst_route,
+        };
+        (device, &mut self.cx)
     }
 
     /// The NIC of host port `port`: its `owner`, unless the NIC's index
@@ -268,28 +282,28 @@ impl Simulation {
     /// (Inlined: an end of transmission, one event in three, routes here.)
     #[inline(always)]
     pub(crate) fn try_send(&mut self, port: u32) {
-        let p = &self.ports[port as usize];
-        if p.is_host {
-            let (mut host, cx) = self.host_of_port(port);
-            host.try_send(cx);
-        } else {
-            let local = usize::from(p.local);
-            let (sw, ports, cx) = self.switch(usize::from(p.owner));
-            sw.try_send(ports, local, cx);
+        match self.device(port) {
+            (Device::Host(mut host), cx) => host.try_send(cx),
+            (
+                Device::Switch {
+                    sw, ports, local, ..
+                },
+                cx,
+            ) => sw.try_send(ports, local, cx),
         }
     }
 
     /// Have the device of `port` apply what its flow control put in the
     /// outbox (at the start of the run).
     pub(crate) fn apply_fc_outbox(&mut self, port: u32) {
-        let p = &self.ports[port as usize];
-        if p.is_host {
-            let (mut host, cx) = self.host_of_port(port);
-            host.apply_fc_outbox(cx);
-        } else {
-            let local = usize::from(p.local);
-            let (sw, ports, cx) = self.switch(usize::from(p.owner));
-            sw.apply_fc_outbox(ports, local, cx);
+        match self.device(port) {
+            (Device::Host(mut host), cx) => host.apply_fc_outbox(cx),
+            (
+                Device::Switch {
+                    sw, ports, local, ..
+                },
+                cx,
+            ) => sw.apply_fc_outbox(ports, local, cx),
         }
     }
 
@@ -339,23 +353,28 @@ impl Simulation {
         if self.lossy && self.lost(port, &pkt) {
             return;
         }
-        let rp = &self.ports[to as usize];
-        if rp.is_host {
-            // A copy of its own: the NIC's path takes the frame's address
-            // where the compiler cannot follow it, and if it took `pkt`'s,
-            // every hop would copy the frame out of the link to the stack
-            // (about 8 instructions a hop) instead of keeping it in
-            // registers on the switch path.
-            let at_nic = pkt;
-            let (mut host, cx) = self.host_of_port(to);
-            host.receive(&at_nic, cx);
-        } else {
-            pkt.ingress = rp.local;
-            let owner = usize::from(rp.owner);
-            let sw = &mut self.switches[owner];
-            let first = sw.first_port as usize;
-            let ports = &mut self.ports[first..first + usize::from(sw.n_ports)];
-            sw.receive(ports, &self.dst_route, &mut pkt, &mut self.cx);
+        match self.device(to) {
+            (Device::Host(mut host), cx) => {
+                // A copy of its own: the NIC's path takes the frame's
+                // address where the compiler cannot follow it, and if it
+                // took `pkt`'s, every hop would copy the frame out of the
+                // link to the stack (about 8 instructions a hop) instead
+                // of keeping it in registers on the switch path.
+                let at_nic = pkt;
+                host.receive(&at_nic, cx);
+            }
+            (
+                Device::Switch {
+                    sw,
+                    ports,
+                    local,
+                    routes,
+                },
+                cx,
+            ) => {
+                pkt.ingress = local as u16;
+                sw.receive(ports, routes, &mut pkt, cx);
+            }
         }
     }
 

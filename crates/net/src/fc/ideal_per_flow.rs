@@ -167,6 +167,14 @@ impl IdealPerFlow {
     }
 }
 
+/// The class and flow of a frame this scheme counts: one that names its
+/// flow, in a class other than 0 (control and high-priority traffic,
+/// never paused).
+fn counted(key: QueueKey) -> Option<(usize, u32)> {
+    let (class, flow) = (key.class(), key.flow()?);
+    (class != 0).then_some((class, flow))
+}
+
 impl FlowControl for IdealPerFlow {
     /// Each flow this ingress holds bytes of or has paused, in no order.
     fn held_flows(&self) -> Vec<(u32, u64, bool)> {
@@ -209,12 +217,9 @@ impl FlowControl for IdealPerFlow {
         _s: IngressState,
         out: &mut FcOutbox,
     ) {
-        let (class, Some(flow)) = (key.class(), key.flow()) else {
+        let Some((class, flow)) = counted(key) else {
             return;
         };
-        if class == 0 {
-            return;
-        }
         let h = self.held.entry(flow).or_default();
         h.bytes += u64::from(bytes);
         let (held, pause) = (h.bytes, !h.paused && h.bytes > self.cfg.pause);
@@ -235,12 +240,9 @@ impl FlowControl for IdealPerFlow {
         _s: IngressState,
         out: &mut FcOutbox,
     ) {
-        let (class, Some(flow)) = (key.class(), key.flow()) else {
+        let Some((class, flow)) = counted(key) else {
             return;
         };
-        if class == 0 {
-            return;
-        }
         let Some(h) = self.held.get_mut(&flow) else {
             debug_assert!(false, "flow {flow} released bytes it never had here");
             return;
