@@ -5,8 +5,11 @@
 use crate::config::NetConfig;
 use crate::context::Ctx;
 use crate::egress::EgressChoice;
+use crate::egress::{AnyEgress, BfcEgress, FlowSailEgress};
 use crate::event::Event;
-use crate::fc::{AnyFc, Bifrost, Cbfc, FlowControl, IdealPerFlow, Lossy, Pfc, SwingRelay};
+use crate::fc::{
+    AnyFc, Bifrost, Cbfc, FlowControl, FlowPauseCounts, IdealPerFlow, Lossy, Pfc, SwingRelay,
+};
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
 use crate::port::{CacheLine, Port, PortCounters};
@@ -25,6 +28,8 @@ pub(crate) const JUMBO_PAYLOAD_BYTES: u32 = 9000;
 
 /// RNG stream kinds, so each entity's stream is distinct (`engine::rng`).
 pub(crate) const RNG_PORT: u32 = 10;
+/// The RNG stream kind of a BFC or FlowSail egress's queue mapping.
+pub(crate) const RNG_EGRESS: u32 = 11;
 
 /// Compute every switch's next-hop table from `routes` (route.rs) and
 /// return how to index them per destination node. `link_map` maps the link
@@ -148,6 +153,8 @@ impl Simulation {
             let id = link_port[r.link as usize][usize::from(r.at_b)] as usize;
             port_set[id].merge(&r.settings);
         }
+        // The largest data frame: BFC's and FlowSail's thresholds must hold one.
+        let frame = u64::from(cfg.nic.mtu_payload) + u64::from(cfg.nic.data_header);
         let nic_rate = topo
             .links
             .iter()
@@ -192,6 +199,24 @@ impl Simulation {
                         c.check()
                             .map_err(|msg| BuildError::BadPortRule { link: li, msg })?;
                         AnyFc::IdealPerFlow(Box::new(IdealPerFlow::new(c.clone())))
+                    }
+                    Some(crate::config::FcChoice::Bfc(c)) => {
+                        c.check(l.rate, l.delay, frame).map_err(|(key, msg)| {
+                            BuildError::BadPortRule {
+                                link: li,
+                                msg: format!("{key}: {msg}"),
+                            }
+                        })?;
+                        AnyFc::Bfc(Box::new(FlowPauseCounts::new(is_host)))
+                    }
+                    Some(crate::config::FcChoice::FlowSail(c)) => {
+                        c.check(l.rate, l.delay, frame).map_err(|(key, msg)| {
+                            BuildError::BadPortRule {
+                                link: li,
+                                msg: format!("{key}: {msg}"),
+                            }
+                        })?;
+                        AnyFc::FlowSail(Box::new(FlowPauseCounts::new(is_host)))
                     }
                 };
                 if is_host && port_set[id].egress.is_some() {
@@ -244,7 +269,41 @@ impl Simulation {
                     }
                     (_, e) => e,
                 };
-                let (egress_head, egress) = egress.unwrap_or_default().build();
+                // BFC and FlowSail queue in their own K queues: their egress
+                // is built from their settings, and no other may be named.
+                let own = match &port_set[id].fc {
+                    Some(crate::config::FcChoice::Bfc(c)) if !is_host => {
+                        Some(AnyEgress::boxed(BfcEgress::new(
+                            c,
+                            l.rate,
+                            l.delay,
+                            Rng::stream(cfg.seed, RNG_EGRESS, id as u64),
+                        )))
+                    }
+                    Some(crate::config::FcChoice::FlowSail(c)) if !is_host => {
+                        Some(AnyEgress::boxed(FlowSailEgress::new(
+                            c,
+                            l.rate,
+                            l.delay,
+                            Rng::stream(cfg.seed, RNG_EGRESS, id as u64),
+                        )))
+                    }
+                    _ => None,
+                };
+                if let (Some(_), Some(e)) = (&own, egress) {
+                    return Err(BuildError::BadPortRule {
+                        link: li,
+                        msg: format!(
+                            "node {node}: BFC and FlowSail queue in their own K queues \
+                             (bfc_queues, flowsail_queues); egress = \"{}\" does not apply",
+                            e.name()
+                        ),
+                    });
+                }
+                let (egress_head, egress) = match own {
+                    Some(own) => own,
+                    None => egress.unwrap_or_default().build(),
+                };
                 ports.push(Port {
                     node: node as u32,
                     local: local as u16,
@@ -310,8 +369,28 @@ impl Simulation {
 
         // Per-flow pause frames mean nothing to another scheme (a PFC port
         // would not even expect them), and an ideal port ignores PFC
-        // frames: both ends of a link run it, or neither.
+        // frames: both ends of a link run it, or neither. So for BFC and
+        // FlowSail, and each with itself.
         for (li, ends) in link_port.iter().enumerate() {
+            let scheme = |p: u32| match ports[p as usize].fc {
+                AnyFc::Bfc(_) => Some("BFC (fc = \"bfc\")"),
+                AnyFc::FlowSail(_) => Some("FlowSail (fc = \"flowsail\")"),
+                _ => None,
+            };
+            let (sa, sb) = (scheme(ends[0]), scheme(ends[1]));
+            if sa != sb {
+                let (on, s, off) = match sa {
+                    Some(s) => (topo.links[li].a, s, topo.links[li].b),
+                    None => (topo.links[li].b, sb.expect("differ"), topo.links[li].a),
+                };
+                return Err(BuildError::BadPortRule {
+                    link: li as u32,
+                    msg: format!(
+                        "one end (node {on}) runs {s} and the other (node {off}) does not: \
+                         both ends of a link must run it (hosts too, in [ports.hosts])"
+                    ),
+                });
+            }
             let ideal = |p: u32| matches!(ports[p as usize].fc, AnyFc::IdealPerFlow(_));
             let (a, b) = (ideal(ends[0]), ideal(ends[1]));
             if a != b {

@@ -251,6 +251,16 @@ pub enum FcChoice {
     /// far end paused. The far end must run it too. A switch port running
     /// it queues each flow apart (`egress = "per_flow"`, its default here).
     IdealPerFlow(crate::fc::IdealPerFlowConfig),
+    /// BFC (NSDI '22): a switch port runs BFC's egress (K queues, flows
+    /// mapped to empty queues, a queue paused upstream while it holds a
+    /// paused flow); a NIC holds back the flows its ToR paused. The far
+    /// end must run it too.
+    Bfc(crate::fc::BfcConfig),
+    /// FlowSail: a switch port runs FlowSail's egress (K queues with the
+    /// isolation queue rsvQ, congested flows identified per flow and
+    /// isolated upstream); a NIC holds back the flows its ToR paused. The
+    /// far end must run it too.
+    FlowSail(crate::fc::FlowSailConfig),
 }
 
 /// Settings of one switch port that override the switch-wide ones (Swing §6.1:

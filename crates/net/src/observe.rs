@@ -27,6 +27,16 @@ impl Simulation {
             .map(|p| &p.fc)
     }
 
+    /// The boxed egress of `node`'s port `port` (a BFC or FlowSail port's),
+    /// to downcast to its type (tests, tools); `None` for the class
+    /// scheduler.
+    pub fn egress_of(&self, node: u32, port: u16) -> Option<&dyn std::any::Any> {
+        self.ports
+            .iter()
+            .find(|p| p.node == node && p.local == port)
+            .and_then(|p| p.egress.as_any())
+    }
+
     /// The per-slot trace of the Bifrost ingress at `node`'s port `port`
     /// (Bifrost Alg. 1's L, F, r, c, ĉ and p), if that port runs Bifrost with
     /// `trace` on. Write it with [`crate::fc::write_trace_csv`].

@@ -172,7 +172,10 @@ impl Switch {
         let op = &mut ports[out_local];
         cx.before_queue_change(out_port, op.queue_bytes);
         op.queue_bytes += size;
-        op.egress.enqueue(&mut op.egress_head, pkt);
+        op.egress.enqueue(&mut op.egress_head, now, pkt);
+        if op.egress_head.is_boxed() {
+            self.egress_upstream(ports, out_local, cx);
+        }
         if may_start {
             self.try_send(ports, out_local, cx);
         } else {
@@ -242,6 +245,9 @@ impl Switch {
         let size = u64::from(pkt.size);
         cx.before_queue_change(id, p.queue_bytes);
         p.queue_bytes -= size;
+        if p.egress_head.is_boxed() {
+            self.egress_upstream(ports, local, cx);
+        }
         self.depart(ports, local, &mut pkt, cx);
         Some(pkt)
     }
@@ -382,6 +388,23 @@ impl Switch {
             &mut cx.outbox,
         ) {
             self.apply_fc_outbox(ports, in_local, cx);
+        }
+    }
+
+    /// Send what local port `local`'s egress decided to send upstream
+    /// (per-flow PAUSE and RESUME, BFC and FlowSail): each out of the port
+    /// its frame came in by, through that port's flow control
+    /// (`FlowControl::send_upstream`). Boxed egresses only.
+    #[inline(never)]
+    fn egress_upstream(&mut self, ports: &mut [Port], local: usize, cx: &mut Ctx) {
+        let now = cx.now;
+        while let Some((to, frame)) = {
+            let p = &mut ports[local];
+            p.egress.pop_upstream(&p.egress_head)
+        } {
+            let to = usize::from(to);
+            ports[to].fc.send_upstream(now, &frame, &mut cx.outbox);
+            self.apply_fc_outbox(ports, to, cx);
         }
     }
 

@@ -151,7 +151,7 @@ impl ClassEgress {
 }
 
 impl Egress for ClassEgress {
-    fn enqueue(&mut self, pkt: &Packet) -> QueueKey {
+    fn enqueue(&mut self, _now: Time, pkt: &Packet) -> QueueKey {
         enqueue(&mut self.head, &mut self.queues, pkt)
     }
     fn dequeue(&mut self, now: Time, fc: &AnyFc) -> Option<Packet> {
@@ -195,7 +195,7 @@ mod tests {
         let mut e = ClassEgress::default();
         let fc = AnyFc::Lossy(Lossy);
         for (c, f) in [(3, 1), (3, 2), (5, 3), (0, 4), (1, 5)] {
-            assert_eq!(e.enqueue(&frame(c, f)), QueueKey::of_class(c));
+            assert_eq!(e.enqueue(Time::ZERO, &frame(c, f)), QueueKey::of_class(c));
         }
         let order: Vec<u32> = std::iter::from_fn(|| e.dequeue(Time::ZERO, &fc))
             .map(|p| p.flow)
@@ -212,8 +212,8 @@ mod tests {
         let mut out = crate::fc::FcOutbox::default();
         pfc.on_ctrl(Time::ZERO, &Packet::pfc(3, 5), Rate::gbps(100), &mut out);
         let fc = AnyFc::Pfc(pfc);
-        e.enqueue(&frame(3, 1));
-        e.enqueue(&frame(4, 2));
+        e.enqueue(Time::ZERO, &frame(3, 1));
+        e.enqueue(Time::ZERO, &frame(4, 2));
         let p = e.dequeue(Time::ZERO, &fc).unwrap();
         assert_eq!(p.flow, 2);
         assert!(e.dequeue(Time::ZERO, &fc).is_none(), "class 3 is paused");
@@ -224,8 +224,8 @@ mod tests {
         let lossy = AnyFc::Lossy(Lossy);
         assert!(e.pass(Time::ZERO, &frame(6, 9), &lossy));
         assert!(!e.pass(Time::ZERO, &frame(3, 9), &fc), "class 3 is paused");
-        e.enqueue(&frame(5, 1));
-        e.enqueue(&frame(7, 2));
+        e.enqueue(Time::ZERO, &frame(5, 1));
+        e.enqueue(Time::ZERO, &frame(7, 2));
         let p = e.dequeue(Time::ZERO, &lossy).unwrap();
         assert_eq!(p.flow, 2);
     }
@@ -234,9 +234,9 @@ mod tests {
     fn flush_removes_a_class_or_one_flow_of_it() {
         let mut e = ClassEgress::default();
         for f in [1, 2, 1, 3] {
-            e.enqueue(&frame(3, f));
+            e.enqueue(Time::ZERO, &frame(3, f));
         }
-        e.enqueue(&frame(4, 7));
+        e.enqueue(Time::ZERO, &frame(4, 7));
         let mut out = Vec::new();
         e.flush(QueueKey::of_flow(3, 1), &mut out);
         assert_eq!(out.iter().map(|p| p.flow).collect::<Vec<_>>(), [1, 1]);

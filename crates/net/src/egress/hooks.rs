@@ -6,9 +6,9 @@ use engine::Time;
 
 /// The hooks every egress queueing scheme implements.
 pub trait Egress: std::fmt::Debug {
-    /// Queue `pkt`, which the switch admitted and routed here; return the
-    /// key of the queue it joined.
-    fn enqueue(&mut self, pkt: &Packet) -> QueueKey;
+    /// Queue `pkt`, which the switch admitted and routed here at `now`;
+    /// return the key of the queue it joined.
+    fn enqueue(&mut self, now: Time, pkt: &Packet) -> QueueKey;
     /// Take the next frame that flow control lets leave now (asking
     /// `fc.may_send` with the frame's key, [`QueueKey::of`]); `None` if
     /// every queue is empty or gated.
@@ -32,6 +32,18 @@ pub trait Egress: std::fmt::Debug {
     /// A control frame for this egress arrived on its link (per-flow pause
     /// frames); the default ignores it.
     fn on_ctrl(&mut self, _now: Time, _frame: &Packet) {}
+    /// A control frame this egress decided to send upstream, out of the
+    /// switch's local port `.0` (the ingress of the frame that caused it),
+    /// if one waits: per-flow PAUSE and RESUME (BFC, FlowSail). The switch
+    /// asks after each enqueue and dequeue of a boxed egress until `None`.
+    fn pop_upstream(&mut self) -> Option<(u16, Packet)> {
+        None
+    }
+    /// This egress as `Any`, for tests and tools that read a scheme's own
+    /// state; the default gives none.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
     /// The port's timer fired (it is shared with flow control: the latest
     /// request wins); the default does nothing.
     fn on_timer(&mut self, _now: Time) {}

@@ -25,11 +25,16 @@
 //! with its name and its arm in [`EgressChoice::build`]
 //! (docs/architecture.md).
 
+mod bfc;
 mod classes;
+mod flowsail;
 mod hooks;
+mod kqueues;
 mod per_flow;
 
+pub use bfc::BfcEgress;
 pub use classes::{ClassEgress, ClassHead, ClassQueues};
+pub use flowsail::FlowSailEgress;
 pub use hooks::Egress;
 pub use per_flow::PerFlowEgress;
 
@@ -93,6 +98,14 @@ impl EgressChoice {
     }
 }
 
+impl EgressHead {
+    /// Whether the egress is a boxed kind (not the class scheduler).
+    #[inline(always)]
+    pub fn is_boxed(&self) -> bool {
+        self.boxed
+    }
+}
+
 impl AnyEgress {
     /// An egress of another kind than the class scheduler, and its head.
     pub fn boxed(e: impl Egress + 'static) -> (EgressHead, AnyEgress) {
@@ -123,9 +136,9 @@ impl AnyEgress {
     // the stack on every hop.
     /// [`Egress::enqueue`].
     #[inline(always)]
-    pub fn enqueue(&mut self, head: &mut EgressHead, pkt: &Packet) -> QueueKey {
+    pub fn enqueue(&mut self, head: &mut EgressHead, now: Time, pkt: &Packet) -> QueueKey {
         if head.boxed {
-            return self.other().enqueue(&{ *pkt });
+            return self.other().enqueue(now, &{ *pkt });
         }
         classes::enqueue(&mut head.classes, &mut self.queues, pkt)
     }
@@ -186,6 +199,20 @@ impl AnyEgress {
         if head.boxed {
             self.other().on_ctrl(now, frame);
         }
+    }
+
+    /// [`Egress::pop_upstream`] (boxed kinds only: the class scheduler
+    /// sends nothing upstream).
+    pub fn pop_upstream(&mut self, head: &EgressHead) -> Option<(u16, Packet)> {
+        if head.boxed {
+            return self.other().pop_upstream();
+        }
+        None
+    }
+
+    /// The boxed egress of a BFC or FlowSail port, for tests and tools.
+    pub fn as_any(&self) -> Option<&dyn std::any::Any> {
+        self.other.as_deref().and_then(|e| e.as_any())
     }
 
     /// [`Egress::on_timer`].

@@ -36,7 +36,7 @@ impl PerFlowEgress {
 }
 
 impl Egress for PerFlowEgress {
-    fn enqueue(&mut self, pkt: &Packet) -> QueueKey {
+    fn enqueue(&mut self, _now: Time, pkt: &Packet) -> QueueKey {
         if pkt.class == 0 {
             self.urgent.push_back(*pkt);
             return QueueKey::of_class(0);
@@ -165,9 +165,9 @@ mod tests {
         let mut e = PerFlowEgress::default();
         // Flow 7 sends a burst of three before flows 8 and 9 arrive.
         for (f, s) in [(7, 0), (7, 1), (7, 2), (8, 0), (9, 0), (8, 1)] {
-            e.enqueue(&frame(3, f, s));
+            e.enqueue(Time::ZERO, &frame(3, f, s));
         }
-        e.enqueue(&frame(0, 99, 0));
+        e.enqueue(Time::ZERO, &frame(0, 99, 0));
         assert_eq!(e.active_flows(), 3);
         let order = drain(&mut e, &AnyFc::Lossy(Lossy));
         assert_eq!(
@@ -184,9 +184,9 @@ mod tests {
         pfc.on_ctrl(Time::ZERO, &Packet::pfc(3, 5), Rate::gbps(100), &mut out);
         let fc = AnyFc::Pfc(pfc);
         let mut e = PerFlowEgress::default();
-        e.enqueue(&frame(3, 1, 0));
-        e.enqueue(&frame(4, 2, 0));
-        e.enqueue(&frame(4, 2, 1));
+        e.enqueue(Time::ZERO, &frame(3, 1, 0));
+        e.enqueue(Time::ZERO, &frame(4, 2, 0));
+        e.enqueue(Time::ZERO, &frame(4, 2, 1));
         assert_eq!(drain(&mut e, &fc), [(2, 0), (2, 1)]);
         assert_eq!(e.class_head(3), Some(1000));
         assert_eq!(e.class_bytes(3), 1000);

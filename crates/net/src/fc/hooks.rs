@@ -101,6 +101,13 @@ pub trait FlowControl {
         _out: &mut FcOutbox,
     ) {
     }
+    /// Downstream: this port's switch decided, at one of its egresses, to
+    /// send `frame` (a per-flow PAUSE or RESUME, BFC and FlowSail) to the
+    /// upstream at the far end of this port's link, which the flow it
+    /// names came in by. The default sends it.
+    fn send_upstream(&mut self, _now: Time, frame: &Packet, out: &mut FcOutbox) {
+        out.frames.push(*frame);
+    }
     /// This port's timer fired. `s` gives the ingress state per class when
     /// the port belongs to a switch.
     fn on_timer(&mut self, _now: Time, _s: &dyn Fn(usize) -> IngressState, _out: &mut FcOutbox) {}

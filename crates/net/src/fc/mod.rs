@@ -13,18 +13,24 @@
 //! frames on the wire and events. Adding a scheme: a file here and a variant
 //! of [`AnyFc`]; the engine does not change.
 
+mod bfc;
 mod bifrost;
 mod cbfc;
+mod flow_pause;
+mod flowsail;
 mod hooks;
 mod ideal_per_flow;
 mod pfc;
 mod swing;
 
+pub use bfc::BfcConfig;
 pub use bifrost::{
     write_trace_csv, Bifrost, BifrostConfig, BifrostParams, BifrostReading, BifrostSlot,
     PauseDelay, MAX_SLOTS_PER_RTT,
 };
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
+pub use flow_pause::{FlowPauseCounts, QueueMapping};
+pub use flowsail::FlowSailConfig;
 pub use hooks::{FcCounters, FcOutbox, FlowControl, IngressState, Lossy};
 pub use ideal_per_flow::{IdealPerFlow, IdealPerFlowConfig, IdealPerFlowStats};
 pub use pfc::{quanta_duration, Pfc, PfcMode};
@@ -57,6 +63,13 @@ pub enum AnyFc {
     /// grows (FlowSail §I, §VI-A). Boxed: its tables would grow every
     /// port, and few runs use it.
     IdealPerFlow(Box<IdealPerFlow>),
+    /// BFC (NSDI '22): the port's per-flow PAUSE/RESUME counts; its switch
+    /// egress (`egress/bfc.rs`) decides and pauses queues. Boxed, as
+    /// `IdealPerFlow`.
+    Bfc(Box<FlowPauseCounts>),
+    /// FlowSail: the port's per-flow PAUSE/RESUME counts; its switch
+    /// egress (`egress/flowsail.rs`) decides, isolates and pauses queues.
+    FlowSail(Box<FlowPauseCounts>),
 }
 
 impl AnyFc {
@@ -145,6 +158,8 @@ macro_rules! each {
             AnyFc::Bifrost($f) => $e,
             AnyFc::Swing($f) => $e,
             AnyFc::IdealPerFlow($f) => $e,
+            AnyFc::Bfc($f) => $e,
+            AnyFc::FlowSail($f) => $e,
         }
     };
 }
@@ -191,6 +206,9 @@ impl FlowControl for AnyFc {
         out: &mut FcOutbox,
     ) {
         each!(self, f => f.after_release(now, key, bytes, s, out))
+    }
+    fn send_upstream(&mut self, now: Time, frame: &Packet, out: &mut FcOutbox) {
+        each!(self, f => f.send_upstream(now, frame, out))
     }
     fn on_timer(&mut self, now: Time, s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
         each!(self, f => f.on_timer(now, s, out))
