@@ -4,7 +4,10 @@
 use super::ctx::{set_keys, Ctx, R};
 use crate::fmt::fmt_delta;
 use net::egress::EgressChoice;
-use net::fc::{BifrostConfig, BifrostReading, CbfcConfig, IdealPerFlowConfig};
+use net::fc::{
+    BfcConfig, BifrostConfig, BifrostReading, CbfcConfig, FlowSailConfig, IdealPerFlowConfig,
+    QueueMapping,
+};
 use net::{FcChoice, NetConfig, PfcMode};
 use serde::Deserialize;
 use topo::Topology;
@@ -75,6 +78,26 @@ pub struct PortSection {
     pub ideal_pause: Option<String>,
     /// ideal_per_flow: resume it once the ingress holds at most this.
     pub ideal_resume: Option<String>,
+    /// bfc: physical queues per port.
+    pub bfc_queues: Option<u32>,
+    /// bfc: pause threshold in hop BDPs (divided by N_active).
+    pub bfc_threshold: Option<f64>,
+    /// bfc: the hop round trip; default twice the link delay.
+    pub bfc_hrtt: Option<String>,
+    /// bfc: `"dynamic"` | `"shared"`.
+    pub bfc_mapping: Option<String>,
+    /// flowsail: physical queues per port, rsvQ included.
+    pub flowsail_queues: Option<u32>,
+    /// flowsail: Q_l in hop BDPs (divided by N_active).
+    pub flowsail_ql: Option<f64>,
+    /// flowsail: Q_h in hop BDPs (divided by N_active).
+    pub flowsail_qh: Option<f64>,
+    /// flowsail: the hop round trip; default twice the link delay.
+    pub flowsail_hrtt: Option<String>,
+    /// flowsail: CFT release after this many idle HRTTs.
+    pub flowsail_release: Option<f64>,
+    /// flowsail: `"dynamic"` | `"shared"`.
+    pub flowsail_mapping: Option<String>,
 }
 
 fn check_switch(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
@@ -253,10 +276,24 @@ pub(super) fn build_ports(
         if r.settings.fc.is_none() || !seen.insert((r.link, r.at_b)) {
             continue;
         }
+        let l = &topo.links[r.link as usize];
+        // BFC and FlowSail: queue counts and thresholds that the port can
+        // hold (a threshold below one data frame).
+        let frame = u64::from(net.nic.mtu_payload) + u64::from(net.nic.data_header);
+        let checked = match &r.settings.fc {
+            Some(FcChoice::Bfc(c)) => Some(c.check(l.rate, l.delay, frame)),
+            Some(FcChoice::FlowSail(c)) => Some(c.check(l.rate, l.delay, frame)),
+            _ => None,
+        };
+        if let Some(Err((k, e))) = checked {
+            return Err(cx.err(
+                &format!("{path}.{k}"),
+                format!("link {} (nodes {}-{}): {e}", r.link, l.a, l.b),
+            ));
+        }
         let Some(FcChoice::Bifrost(b)) = &r.settings.fc else {
             continue;
         };
-        let l = &topo.links[r.link as usize];
         if let Err(e) = b.check(l.rate, l.delay) {
             return Err(cx.err(
                 &format!("{path}.bifrost_t"),
@@ -297,7 +334,9 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
     };
     let scheme_keys = set_keys!(s; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
         bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace,
-        ideal_pause, ideal_resume);
+        ideal_pause, ideal_resume, bfc_queues, bfc_threshold, bfc_hrtt, bfc_mapping,
+        flowsail_queues, flowsail_ql, flowsail_qh, flowsail_hrtt, flowsail_release,
+        flowsail_mapping);
     if let Some(k) = scheme_keys
         .iter()
         .find(|k| !scheme.is_some_and(|f| f.keys.contains(k)))
@@ -424,7 +463,120 @@ pub(super) const FC_SCHEMES: &[FcScheme] = &[
         build: |cx, path, s, _, _| ideal_per_flow(cx, path, s),
         about: Some(ideal_per_flow_about),
     },
+    FcScheme {
+        name: "bfc",
+        keys: &["bfc_queues", "bfc_threshold", "bfc_hrtt", "bfc_mapping"],
+        build: |cx, path, s, _, _| bfc(cx, path, s),
+        about: Some(bfc_about),
+    },
+    FcScheme {
+        name: "flowsail",
+        keys: &[
+            "flowsail_queues",
+            "flowsail_ql",
+            "flowsail_qh",
+            "flowsail_hrtt",
+            "flowsail_release",
+            "flowsail_mapping",
+        ],
+        build: |cx, path, s, _, _| flowsail(cx, path, s),
+        about: Some(flowsail_about),
+    },
 ];
+
+/// A queue mapping named at `key`.
+fn mapping(cx: &Ctx<'_>, key: &str, v: &Option<String>) -> R<Option<QueueMapping>> {
+    let Some(v) = v else { return Ok(None) };
+    match QueueMapping::ALL.iter().find(|(n, _)| n == v) {
+        Some(&(_, m)) => Ok(Some(m)),
+        None => {
+            let names: Vec<String> = QueueMapping::ALL.iter().map(|(n, _)| quoted(n)).collect();
+            Err(cx.err(key, format!("'{v}' is not {}", or_list(&names))))
+        }
+    }
+}
+
+/// BFC, with its settings (each checked against its links after the
+/// rules are placed: `check_per_flow_ports`).
+fn bfc(cx: &Ctx<'_>, path: &str, s: &PortSection) -> R<FcChoice> {
+    let key = |k: &str| format!("{path}.{k}");
+    let mut c = BfcConfig::default();
+    if let Some(v) = s.bfc_queues {
+        c.queues = v;
+    }
+    if let Some(v) = s.bfc_threshold {
+        c.th_hbdp = v;
+    }
+    if let Some(v) = &s.bfc_hrtt {
+        c.hrtt = Some(cx.positive_time(&key("bfc_hrtt"), v)?);
+    }
+    if let Some(m) = mapping(cx, &key("bfc_mapping"), &s.bfc_mapping)? {
+        c.mapping = m;
+    }
+    Ok(FcChoice::Bfc(c))
+}
+
+fn bfc_about() -> String {
+    let c = BfcConfig::default();
+    format!(
+        "# With fc = \"bfc\" (BFC, NSDI '22; docs/flowsail.md; both ends of a link
+# alike, hosts in [ports.hosts]; switch ports queue in their own K queues):
+# bfc_queues (K, {}-{}; default {}), bfc_threshold (pause threshold in hop
+# BDPs, divided by the active queues; default {}), bfc_hrtt (hop round
+# trip; default twice the link delay), bfc_mapping (\"dynamic\", default:
+# an empty queue else a random one | \"shared\": all in the first queue).
+",
+        BfcConfig::MIN_QUEUES,
+        net::fc::MAX_QUEUES,
+        c.queues,
+        c.th_hbdp
+    )
+}
+
+/// FlowSail, with its settings (checked as BFC's).
+fn flowsail(cx: &Ctx<'_>, path: &str, s: &PortSection) -> R<FcChoice> {
+    let key = |k: &str| format!("{path}.{k}");
+    let mut c = FlowSailConfig::default();
+    if let Some(v) = s.flowsail_queues {
+        c.queues = v;
+    }
+    if let Some(v) = s.flowsail_ql {
+        c.ql_hbdp = v;
+    }
+    if let Some(v) = s.flowsail_qh {
+        c.qh_hbdp = v;
+    }
+    if let Some(v) = &s.flowsail_hrtt {
+        c.hrtt = Some(cx.positive_time(&key("flowsail_hrtt"), v)?);
+    }
+    if let Some(v) = s.flowsail_release {
+        c.release_hrtts = v;
+    }
+    if let Some(m) = mapping(cx, &key("flowsail_mapping"), &s.flowsail_mapping)? {
+        c.mapping = m;
+    }
+    Ok(FcChoice::FlowSail(c))
+}
+
+fn flowsail_about() -> String {
+    let c = FlowSailConfig::default();
+    format!(
+        "# With fc = \"flowsail\" (FlowSail §IV; docs/flowsail.md; both ends of a
+# link alike, hosts in [ports.hosts]; switch ports queue in their own K
+# queues): flowsail_queues (K with rsvQ, {}-{}; default {}), flowsail_ql and
+# flowsail_qh (Q_l, Q_h in hop BDPs, divided by the active queues; default
+# {} and {}), flowsail_hrtt (hop round trip; default twice the link delay),
+# flowsail_release (CFT release after this many idle HRTTs; default {}),
+# flowsail_mapping (\"dynamic\" | \"shared\", as bfc_mapping).
+",
+        FlowSailConfig::MIN_QUEUES,
+        net::fc::MAX_QUEUES,
+        c.queues,
+        c.ql_hbdp,
+        c.qh_hbdp,
+        c.release_hrtts
+    )
+}
 
 /// The keys of both kinds of credit-based flow control.
 const CBFC_KEYS: &[&str] = &["cbfc_buffer", "cbfc_update_blocks", "cbfc_update_period"];
@@ -643,11 +795,23 @@ mod tests {
             bifrost_trace: Some(true),
             ideal_pause: Some("1".into()),
             ideal_resume: Some("1".into()),
+            bfc_queues: Some(1),
+            bfc_threshold: Some(1.0),
+            bfc_hrtt: Some("1".into()),
+            bfc_mapping: Some("1".into()),
+            flowsail_queues: Some(1),
+            flowsail_ql: Some(1.0),
+            flowsail_qh: Some(1.0),
+            flowsail_hrtt: Some("1".into()),
+            flowsail_release: Some(1.0),
+            flowsail_mapping: Some("1".into()),
             ..PortSection::default()
         };
         let checked = set_keys!(all; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
             bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace,
-            ideal_pause, ideal_resume);
+            ideal_pause, ideal_resume, bfc_queues, bfc_threshold, bfc_hrtt, bfc_mapping,
+            flowsail_queues, flowsail_ql, flowsail_qh, flowsail_hrtt, flowsail_release,
+            flowsail_mapping);
         let mut declared: Vec<&str> = FC_SCHEMES
             .iter()
             .flat_map(|f| f.keys.iter().copied())

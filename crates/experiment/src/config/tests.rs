@@ -1008,3 +1008,74 @@ fn pfc_modes_and_transports_are_named_as_written() {
         assert_eq!(doc.transport.kind, Some(k));
     }
 }
+
+#[test]
+fn bfc_and_flowsail_port_keys() {
+    let with = |fc: &str, keys: &str| format!("{SMALL}\n[ports.fabric]\nfc = \"{fc}\"\n{keys}");
+    let s = scenario(&with(
+        "flowsail",
+        "flowsail_queues = 4\nflowsail_ql = 0.5\nflowsail_mapping = \"shared\"\n",
+    ));
+    match &s.net.ports[0].settings.fc {
+        Some(net::FcChoice::FlowSail(c)) => {
+            assert_eq!((c.queues, c.ql_hbdp, c.qh_hbdp), (4, 0.5, 3.0));
+            assert_eq!(c.mapping, net::fc::QueueMapping::Shared);
+        }
+        other => panic!("{other:?}"),
+    }
+    let s = scenario(&with("bfc", "bfc_queues = 8\n"));
+    match &s.net.ports[0].settings.fc {
+        Some(net::FcChoice::Bfc(c)) => assert_eq!(c.queues, 8),
+        other => panic!("{other:?}"),
+    }
+    // Each malformed setting: one error naming its key.
+    for (fc, keys, key, says) in [
+        (
+            "flowsail",
+            "flowsail_queues = 1\n",
+            "flowsail_queues",
+            "2 to 128",
+        ),
+        (
+            "flowsail",
+            "flowsail_queues = 129\n",
+            "flowsail_queues",
+            "2 to 128",
+        ),
+        ("bfc", "bfc_queues = 1\n", "bfc_queues", "2 to 128"),
+        ("bfc", "bfc_queues = 200\n", "bfc_queues", "2 to 128"),
+        (
+            "flowsail",
+            "flowsail_ql = 0.01\n",
+            "flowsail_ql",
+            "below one",
+        ),
+        (
+            "bfc",
+            "bfc_threshold = 0.01\n",
+            "bfc_threshold",
+            "below one",
+        ),
+        (
+            "flowsail",
+            "flowsail_qh = 0.5\n",
+            "flowsail_qh",
+            "at least flowsail_ql",
+        ),
+        (
+            "flowsail",
+            "flowsail_mapping = \"hash\"\n",
+            "flowsail_mapping",
+            "is not",
+        ),
+        ("bfc", "bfc_hrtt = \"0us\"\n", "bfc_hrtt", ""),
+    ] {
+        let e = err_of(&with(fc, keys));
+        assert!(
+            e.contains(&format!("ports.fabric.{key}")) && e.contains(says),
+            "{keys}: {e}"
+        );
+    }
+    let e = err_of(&with("pfc", "bfc_queues = 8\n"));
+    assert!(e.contains("only with fc = \"bfc\""), "{e}");
+}

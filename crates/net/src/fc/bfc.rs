@@ -13,7 +13,7 @@ use engine::{Delta, Rate};
 #[derive(Clone, Debug, PartialEq)]
 pub struct BfcConfig {
     /// Physical queues per egress port (2 to 128). Default 32: BFC's own
-    /// configuration (BFC §5; FlowSail §II-B calls it "BFC-32Q ... used in
+    /// configuration (FlowSail §II-B calls it "BFC-32Q ... used in
     /// the original paper"); FlowSail's comparisons run BFC-8Q.
     pub queues: u32,
     /// The pause threshold Th in hop BDPs (HRTT · μ), divided by the

@@ -29,7 +29,7 @@ pub use bifrost::{
     PauseDelay, MAX_SLOTS_PER_RTT,
 };
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
-pub use flow_pause::{FlowPauseCounts, QueueMapping};
+pub use flow_pause::{FlowPauseCounts, QueueMapping, MAX_QUEUES};
 pub use flowsail::FlowSailConfig;
 pub use hooks::{FcCounters, FcOutbox, FlowControl, IngressState, Lossy};
 pub use ideal_per_flow::{IdealPerFlow, IdealPerFlowConfig, IdealPerFlowStats};
