@@ -187,3 +187,25 @@ fn the_upstream_isolates_the_paused_flow_and_the_flow_beside_it_keeps_sending() 
     assert_eq!(u.stats().isolated, 1);
     assert_eq!(u.stats().order_marks, 1);
 }
+
+/// Debug builds catch a counter that would go below 0: a RESUME for a flow
+/// the port never saw paused would leave rsvQ's cfNum at −1.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "a RESUME without its PAUSE")]
+fn a_resume_without_its_pause_is_caught() {
+    port().on_ctrl(Time::ZERO, &Packet::flow_pause(3, 9, false));
+}
+
+/// Every PAUSE met its RESUME, and every counter is back at 0, once the
+/// frames are gone: what an idle port must show. A port left with a
+/// paused flow fails the check.
+#[test]
+fn an_idle_port_with_a_paused_flow_fails_its_check() {
+    let mut u = port();
+    u.on_ctrl(Time::ZERO, &Packet::flow_pause(3, 4, true));
+    let e = u.check_idle().unwrap_err();
+    assert!(e.contains("cfNum 1"), "{e}");
+    u.on_ctrl(Time::ZERO, &Packet::flow_pause(3, 4, false));
+    u.check_idle().unwrap();
+}

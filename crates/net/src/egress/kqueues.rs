@@ -422,4 +422,40 @@ mod tests {
         k.flow_out(0);
         assert_eq!(k.empty_queue(3), Some(0));
     }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "flowNum would go below 0")]
+    fn a_flow_count_below_zero_is_caught() {
+        let mut k = KQueues::new(
+            2,
+            Rate::gbps(100),
+            engine::Delta(2_000_000),
+            1.0,
+            Rng::stream(1, 1, 1),
+        );
+        k.flow_out(0);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "cfNum) would go below 0")]
+    fn a_pause_count_below_zero_is_caught() {
+        let mut k = KQueues::new(
+            2,
+            Rate::gbps(100),
+            engine::Delta(2_000_000),
+            1.0,
+            Rng::stream(1, 1, 1),
+        );
+        k.pause(1, false, false);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a queue's length")]
+    fn a_queue_length_below_zero_is_caught() {
+        let mut q = 100u64;
+        sub(&mut q, 200, "a queue's length");
+    }
 }
