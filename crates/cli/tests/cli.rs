@@ -1317,3 +1317,29 @@ fn check_prints_what_a_run_would_run_and_runs_nothing() {
     assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Malformed BFC and FlowSail settings: one error at the key, exit code 2.
+#[test]
+fn malformed_bfc_and_flowsail_settings() {
+    for (i, (fc, key, value)) in [
+        ("flowsail", "flowsail_queues", "1"),
+        ("flowsail", "flowsail_queues", "129"),
+        ("flowsail", "flowsail_ql", "0.01"),
+        ("bfc", "bfc_queues", "1"),
+        ("bfc", "bfc_threshold", "0.01"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let cfg = format!(
+            "{SMALL}\n[ports.fabric]\nfc = \"{fc}\"\n{key} = {value}\n\n[ports.hosts]\nfc = \"{fc}\"\n"
+        );
+        let line = line_of(&cfg, key);
+        expect_input_error(
+            &format!("per-flow-{i}"),
+            &cfg,
+            &[],
+            ("cfg.toml", line, &format!("ports.fabric.{key}")),
+        );
+    }
+}
