@@ -63,6 +63,16 @@ enum Command {
     Hpcc {
         /// The peer's config file.
         config: PathBuf,
+        /// Also write a complete run directory here (flows.csv,
+        /// summary.json, ports.csv, ...), which `rdmasim analyze` and
+        /// `rdmasim plot` read.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// With --out: record every switch port's queues, pauses and
+        /// throughput every INTERVAL (e.g. 10us) from the first flow's start,
+        /// into timeseries.csv.
+        #[arg(long, value_name = "INTERVAL", requires = "out")]
+        timeseries: Option<String>,
         /// Show no progress line.
         #[arg(long, short)]
         quiet: bool,
@@ -128,7 +138,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             quiet,
         } => run_toml(&config, out, seed, quiet),
         Command::Check { config } => check_toml(&config),
-        Command::Hpcc { config, quiet } => {
+        Command::Hpcc {
+            config,
+            out,
+            timeseries,
+            quiet,
+        } => {
             let opts = RunOptions {
                 progress: true,
                 quiet,
@@ -136,7 +151,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 config_toml: None,
                 timeseries: None,
             };
-            let report = experiment::run_peer_config(&config, &opts)?;
+            let report =
+                experiment::run_peer_config(&config, out.as_deref(), timeseries.as_deref(), &opts)?;
             finish(&report)
         }
         Command::Sweep(a) => pipeline::sweep(a),
