@@ -9,7 +9,7 @@
 //!   `rdmasim: warning: ...`;
 //! * 2: bad input or an I/O error, printed as `rdmasim: <message>`.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use experiment::fmt::{fmt_count, fmt_ns, fmt_time, num};
 use experiment::{config, ExperimentError, RunOptions, RunReport, Scenario};
 use net::monitor::MonitorConfig;
@@ -87,6 +87,12 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the buffer a long link needs under PFC, Swing, Bifrost and CBFC, with formulas.
     Buffer(buffer_cmd::BufferArgs),
+    /// Print a shell's completion script (e.g. `rdmasim completions bash >
+    /// ~/.local/share/bash-completion/completions/rdmasim`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Show configuration.
     Config {
         /// Print every config key with its default and the default's source.
@@ -148,6 +154,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 progress: true,
                 quiet,
                 print_notes: true,
+                config_notes: Vec::new(),
                 config_toml: None,
                 timeseries: None,
             };
@@ -160,6 +167,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Plot(a) => pipeline::plot(a),
         Command::Bench(a) => bench::bench(a),
         Command::Buffer(a) => buffer_cmd::buffer(a),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "rdmasim", &mut out);
+            std::io::stdout().lock().write_all(&out)?;
+            Ok(0)
+        }
         Command::Config { defaults } => {
             let mut out = std::io::stdout().lock();
             if defaults {
@@ -175,13 +188,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
 }
 
-/// A TOML config's text as written, its scenario and its time series,
+/// A TOML config's text as written, its scenario, its time series and
+/// the notes on the defaults it relies on ([`config::default_notes`]),
 /// `seed` replacing its `run.seed`; the note on the time series' size, if
 /// any, is printed.
-fn build_toml(
-    path: &Path,
-    seed: Option<u64>,
-) -> Result<(String, Scenario, Option<MonitorConfig>), ExperimentError> {
+fn build_toml(path: &Path, seed: Option<u64>) -> Result<BuiltToml, ExperimentError> {
     let mut cfg = config::load_config(path)?;
     if let Some(seed) = seed {
         cfg.set_seed(seed);
@@ -194,8 +205,12 @@ fn build_toml(
     {
         eprintln!("rdmasim: note: {note}");
     }
-    Ok((cfg.text, scenario, timeseries))
+    let notes = config::default_notes(&cfg);
+    Ok((cfg.text, scenario, timeseries, notes))
 }
+
+/// What [`build_toml`] gives.
+type BuiltToml = (String, Scenario, Option<MonitorConfig>, Vec<String>);
 
 fn run_toml(
     path: &Path,
@@ -203,7 +218,7 @@ fn run_toml(
     seed: Option<u64>,
     quiet: bool,
 ) -> Result<u8, Failure> {
-    let (mut text, scenario, timeseries) = build_toml(path, seed)?;
+    let (mut text, scenario, timeseries, config_notes) = build_toml(path, seed)?;
     if let Some(seed) = seed {
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
@@ -212,6 +227,7 @@ fn run_toml(
         progress: true,
         quiet,
         print_notes: true,
+        config_notes,
         config_toml: Some(text),
         timeseries,
     };
@@ -222,9 +238,9 @@ fn run_toml(
 /// `rdmasim check`: build the config's network and flows as a run would,
 /// print its notes and what it would run, and run nothing.
 fn check_toml(path: &Path) -> Result<u8, Failure> {
-    let (_, scenario, timeseries) = build_toml(path, None)?;
+    let (_, scenario, timeseries, config_notes) = build_toml(path, None)?;
     let c = experiment::check_scenario(scenario, timeseries.as_ref())?;
-    for n in &c.notes {
+    for n in config_notes.iter().chain(&c.notes) {
         eprintln!("rdmasim: note: {n}");
     }
     let mut o = std::io::stdout().lock();

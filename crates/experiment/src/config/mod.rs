@@ -30,7 +30,9 @@ mod topology;
 mod values;
 mod workload;
 
-pub use build::{base_dir, build_scenario, build_timeseries, DEFAULT_STOP_AFTER_LAST_START_S};
+pub use build::{
+    base_dir, build_scenario, build_timeseries, default_notes, DEFAULT_STOP_AFTER_LAST_START_S,
+};
 pub use cc::{
     CcKind, CcSection, DcqcnSection, DctcpSection, HpccSection, PintSection, SwiftSection,
     TimelySection,

@@ -459,6 +459,7 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
             progress: false,
             quiet: true,
             print_notes: false,
+            config_notes: Vec::new(),
             config_toml: Some(r.config_toml.clone()),
             timeseries,
         };
