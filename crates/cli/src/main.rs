@@ -77,6 +77,17 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Write the HPCC peer simulator's config.txt (with its topology and flow
+    /// files) as rdmasim's TOML config, which `rdmasim run` runs as `rdmasim
+    /// hpcc` runs the peer's config.
+    Convert {
+        /// The peer's config file.
+        config: PathBuf,
+        /// The TOML file to write [default: standard output]; the paths in
+        /// it are relative to its directory.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Run every combination of a sweep file's axes, in parallel; resumes where it stopped.
     Sweep(pipeline::SweepArgs),
     /// Slowdown statistics of runs (the peer script's buckets and fixed size buckets).
@@ -161,6 +172,18 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let report =
                 experiment::run_peer_config(&config, out.as_deref(), timeseries.as_deref(), &opts)?;
             finish(&report)
+        }
+        Command::Convert { config, out } => {
+            let dir = out.as_deref().map(config::base_dir).unwrap_or_default();
+            let toml = experiment::convert::convert_peer_config(&config, &dir)?;
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, toml).map_err(|e| ExperimentError::io(&path, e))?;
+                    writeln!(std::io::stdout().lock(), "written: {}", path.display())?;
+                }
+                None => std::io::stdout().lock().write_all(toml.as_bytes())?,
+            }
+            Ok(0)
         }
         Command::Sweep(a) => pipeline::sweep(a),
         Command::Analyze(a) => pipeline::analyze(a),

@@ -230,3 +230,104 @@ fn hpcc_writes_a_run_directory_that_plot_and_analyze_read() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `rdmasim convert` writes a peer config as rdmasim's TOML, which
+/// `rdmasim run` runs to the same `fct.txt` as `rdmasim hpcc`, under
+/// DCQCN and HPCC; every line of the peer's config is accounted for, each
+/// key with no TOML equivalent saying why, and a difference a run of the
+/// TOML has (no stop time) is listed in it.
+#[test]
+fn convert_gives_a_toml_config_with_the_same_fct() {
+    let dir = workdir("convert");
+    peer_fixture(&dir);
+    let cfg = fs::read_to_string(dir.join("peer.cfg")).unwrap();
+    fs::write(
+        dir.join("hpcc.cfg"),
+        cfg.replace("CC_MODE 1", "CC_MODE 3")
+            .replace("HAS_WIN 0", "HAS_WIN 1")
+            .replace("VAR_WIN 0", "VAR_WIN 1")
+            .replace("RATE_AI 20Mb/s", "RATE_AI 50Mb/s")
+            .replace("out/", "out/hp_"),
+    )
+    .unwrap();
+    fs::create_dir_all(dir.join("toml")).unwrap();
+    for (peer, kind) in [("peer", "dcqcn"), ("hpcc", "hpcc")] {
+        ok(&rdmasim(&dir, &["hpcc", &format!("{peer}.cfg"), "-q"]));
+        let toml = format!("toml/{peer}.toml");
+        let out = rdmasim(&dir, &["convert", &format!("{peer}.cfg"), "-o", &toml]);
+        ok(&out);
+        assert_eq!(text(&out.stdout), format!("written: {toml}\n"));
+        let converted = fs::read_to_string(dir.join(&toml)).unwrap();
+        assert!(
+            converted.contains(&format!("[cc]\nkind = \"{kind}\"\n")),
+            "{converted}"
+        );
+        // Paths are relative to the TOML's directory.
+        assert!(converted.contains("path = \"../topo.txt\""), "{converted}");
+        // A comment for every line of the peer's config, in order.
+        let listed: Vec<&str> = converted
+            .lines()
+            .filter_map(|l| l.strip_prefix("#   line "))
+            .collect();
+        let keys: Vec<&str> = cfg.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(listed.len(), keys.len(), "{converted}");
+        for key in [
+            "FCT_OUTPUT_FILE",
+            "QLEN_MON_FILE",
+            "TRACE_FILE",
+            "USE_DYNAMIC_PFC_THRESHOLD",
+            "DCTCP_RATE_AI",
+        ] {
+            let l = listed
+                .iter()
+                .find(|l| l.contains(&format!(": {key} ")))
+                .unwrap();
+            assert!(l.contains("-> no TOML equivalent: "), "{l}");
+        }
+        assert!(
+            converted.ends_with(
+                "# A run of this config and rdmasim hpcc's run write the same fct.txt.\n"
+            ),
+            "{converted}"
+        );
+        let run = format!("run-{peer}");
+        let out = rdmasim(&dir, &["run", &toml, "--out", &run, "-q"]);
+        ok(&out);
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+        let fct = |p: &str| fs::read_to_string(dir.join(p)).unwrap();
+        let peer_fct = fct(&format!(
+            "out/{}fct.txt",
+            if peer == "hpcc" { "hp_" } else { "" }
+        ));
+        assert_eq!(peer_fct.lines().count(), 7);
+        assert_eq!(fct(&format!("{run}/fct.txt")), peer_fct, "{peer}");
+    }
+    // No stop time: the peer runs until every flow finishes, the TOML
+    // stops 1 s after the last start: said in the file.
+    fs::write(
+        dir.join("nostop.cfg"),
+        cfg.replace("SIMULATOR_STOP_TIME 2.01\n", ""),
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["convert", "nostop.cfg"]);
+    ok(&out);
+    let converted = text(&out.stdout);
+    assert!(!converted.contains("\nstop = "), "{converted}");
+    assert!(
+        converted.contains(
+            "# How a run of this config differs from rdmasim hpcc's run:\n#   the peer's \
+             config has no SIMULATOR_STOP_TIME"
+        ),
+        "{converted}"
+    );
+    // Bad input is the peer config's error, as rdmasim hpcc gives it.
+    fs::write(dir.join("bad.cfg"), cfg.replace("CC_MODE 1", "CC_MODE 4")).unwrap();
+    let out = rdmasim(&dir, &["convert", "bad.cfg"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("rdmasim: bad.cfg:15: CC_MODE: unknown CC_MODE '4'"),
+        "{}",
+        text(&out.stderr)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

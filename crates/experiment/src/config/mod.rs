@@ -55,6 +55,6 @@ pub use workload::{
 };
 
 pub(crate) use build::stop_before_flows;
-pub(crate) use cc::{check_peer_value, from_peer as cc_from_peer, PEER_CC_KEYS};
+pub(crate) use cc::{cc_toml, check_peer_value, from_peer as cc_from_peer, PEER_CC_KEYS};
 pub(crate) use nic::frame_above_buffer;
 pub(crate) use workload::unread_flows_warning;
