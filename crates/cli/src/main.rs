@@ -9,7 +9,7 @@
 //!   `rdmasim: warning: ...`;
 //! * 2: bad input or an I/O error, printed as `rdmasim: <message>`.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use experiment::fmt::{fmt_count, fmt_ns, fmt_time, num};
 use experiment::{config, ExperimentError, RunOptions, RunReport, Scenario};
 use net::monitor::MonitorConfig;
@@ -63,9 +63,30 @@ enum Command {
     Hpcc {
         /// The peer's config file.
         config: PathBuf,
+        /// Also write a complete run directory here (flows.csv,
+        /// summary.json, ports.csv, ...), which `rdmasim analyze` and
+        /// `rdmasim plot` read.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// With --out: record every switch port's queues, pauses and
+        /// throughput every INTERVAL (e.g. 10us) from the first flow's start,
+        /// into timeseries.csv.
+        #[arg(long, value_name = "INTERVAL", requires = "out")]
+        timeseries: Option<String>,
         /// Show no progress line.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Write the HPCC peer simulator's config.txt (with its topology and flow
+    /// files) as rdmasim's TOML config, which `rdmasim run` runs as `rdmasim
+    /// hpcc` runs the peer's config.
+    Convert {
+        /// The peer's config file.
+        config: PathBuf,
+        /// The TOML file to write [default: standard output]; the paths in
+        /// it are relative to its directory.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
     /// Run every combination of a sweep file's axes, in parallel; resumes where it stopped.
     Sweep(pipeline::SweepArgs),
@@ -77,6 +98,12 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the buffer a long link needs under PFC, Swing, Bifrost and CBFC, with formulas.
     Buffer(buffer_cmd::BufferArgs),
+    /// Print a shell's completion script (e.g. `rdmasim completions bash >
+    /// ~/.local/share/bash-completion/completions/rdmasim`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Show configuration.
     Config {
         /// Print every config key with its default and the default's source.
@@ -128,22 +155,47 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             quiet,
         } => run_toml(&config, out, seed, quiet),
         Command::Check { config } => check_toml(&config),
-        Command::Hpcc { config, quiet } => {
+        Command::Hpcc {
+            config,
+            out,
+            timeseries,
+            quiet,
+        } => {
             let opts = RunOptions {
                 progress: true,
                 quiet,
                 print_notes: true,
+                config_notes: Vec::new(),
                 config_toml: None,
                 timeseries: None,
             };
-            let report = experiment::run_peer_config(&config, &opts)?;
+            let report =
+                experiment::run_peer_config(&config, out.as_deref(), timeseries.as_deref(), &opts)?;
             finish(&report)
+        }
+        Command::Convert { config, out } => {
+            let dir = out.as_deref().map(config::base_dir).unwrap_or_default();
+            let toml = experiment::convert::convert_peer_config(&config, &dir)?;
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, toml).map_err(|e| ExperimentError::io(&path, e))?;
+                    writeln!(std::io::stdout().lock(), "written: {}", path.display())?;
+                }
+                None => std::io::stdout().lock().write_all(toml.as_bytes())?,
+            }
+            Ok(0)
         }
         Command::Sweep(a) => pipeline::sweep(a),
         Command::Analyze(a) => pipeline::analyze(a),
         Command::Plot(a) => pipeline::plot(a),
         Command::Bench(a) => bench::bench(a),
         Command::Buffer(a) => buffer_cmd::buffer(a),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "rdmasim", &mut out);
+            std::io::stdout().lock().write_all(&out)?;
+            Ok(0)
+        }
         Command::Config { defaults } => {
             let mut out = std::io::stdout().lock();
             if defaults {
@@ -159,13 +211,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
 }
 
-/// A TOML config's text as written, its scenario and its time series,
+/// A TOML config's text as written, its scenario, its time series and
+/// the notes on the defaults it relies on ([`config::default_notes`]),
 /// `seed` replacing its `run.seed`; the note on the time series' size, if
 /// any, is printed.
-fn build_toml(
-    path: &Path,
-    seed: Option<u64>,
-) -> Result<(String, Scenario, Option<MonitorConfig>), ExperimentError> {
+fn build_toml(path: &Path, seed: Option<u64>) -> Result<BuiltToml, ExperimentError> {
     let mut cfg = config::load_config(path)?;
     if let Some(seed) = seed {
         cfg.set_seed(seed);
@@ -178,8 +228,12 @@ fn build_toml(
     {
         eprintln!("rdmasim: note: {note}");
     }
-    Ok((cfg.text, scenario, timeseries))
+    let notes = config::default_notes(&cfg);
+    Ok((cfg.text, scenario, timeseries, notes))
 }
+
+/// What [`build_toml`] gives.
+type BuiltToml = (String, Scenario, Option<MonitorConfig>, Vec<String>);
 
 fn run_toml(
     path: &Path,
@@ -187,7 +241,7 @@ fn run_toml(
     seed: Option<u64>,
     quiet: bool,
 ) -> Result<u8, Failure> {
-    let (mut text, scenario, timeseries) = build_toml(path, seed)?;
+    let (mut text, scenario, timeseries, config_notes) = build_toml(path, seed)?;
     if let Some(seed) = seed {
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
@@ -196,6 +250,7 @@ fn run_toml(
         progress: true,
         quiet,
         print_notes: true,
+        config_notes,
         config_toml: Some(text),
         timeseries,
     };
@@ -206,9 +261,9 @@ fn run_toml(
 /// `rdmasim check`: build the config's network and flows as a run would,
 /// print its notes and what it would run, and run nothing.
 fn check_toml(path: &Path) -> Result<u8, Failure> {
-    let (_, scenario, timeseries) = build_toml(path, None)?;
+    let (_, scenario, timeseries, config_notes) = build_toml(path, None)?;
     let c = experiment::check_scenario(scenario, timeseries.as_ref())?;
-    for n in &c.notes {
+    for n in config_notes.iter().chain(&c.notes) {
         eprintln!("rdmasim: note: {n}");
     }
     let mut o = std::io::stdout().lock();

@@ -24,16 +24,53 @@ pub(crate) struct SweepArgs {
     /// Show no progress.
     #[arg(long, short)]
     quiet: bool,
+    /// Run only run N (0-based, in the order of index.csv), if not done:
+    /// one task of a cluster's job array. Writes no index.csv; a start
+    /// without --only does, once every run is done.
+    #[arg(long, value_name = "N")]
+    only: Option<usize>,
+    /// Run nothing; write a job script into the sweep's directory whose
+    /// task i runs run i (`slurm`: a Slurm job array).
+    #[arg(long, value_name = "KIND", conflicts_with = "only")]
+    emit: Option<Emit>,
+}
+
+/// `rdmasim sweep --emit`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Emit {
+    /// A Slurm job array (`sbatch`).
+    Slurm,
 }
 
 pub(crate) fn sweep(a: SweepArgs) -> Result<u8, Failure> {
     if a.jobs == Some(0) {
         return Err(bad("--jobs", "must be at least 1").into());
     }
+    if let Some(Emit::Slurm) = a.emit {
+        let exe = std::env::current_exe()
+            .map_err(|e| bad("--emit", format!("cannot find the rdmasim binary: {e}")))?;
+        let s = sweep::slurm::write_slurm_script(&a.file, a.out.as_deref(), &exe)?;
+        let mut o = std::io::stdout().lock();
+        writeln!(
+            o,
+            "written: {} (a job array of {} tasks, 0 to {})",
+            s.path.display(),
+            s.runs,
+            s.runs - 1
+        )?;
+        writeln!(o, "submit:  job=$(sbatch --parsable {})", s.path.display())?;
+        writeln!(
+            o,
+            "then:    sbatch --dependency=afterany:$job --wrap \"{}\"",
+            s.collect.replace('"', "\\\"")
+        )?;
+        return Ok(0);
+    }
     let opts = SweepOptions {
         jobs: a.jobs,
         out: a.out,
         quiet: a.quiet,
+        only: a.only,
     };
     let report = sweep::run_sweep(&a.file, &opts)?;
     let mut o = std::io::stdout().lock();
@@ -201,8 +238,9 @@ impl FlowFilter {
 pub(crate) struct AnalyzeArgs {
     /// Run directories, flows.csv files, or the peer's fct.txt files (no
     /// header; `sip dip sport dport size start_ns fct_ns ideal_fct_ns` per
-    /// finished flow, as the peer and `rdmasim hpcc` write them); the first
-    /// is the baseline.
+    /// finished flow, as the peer and `rdmasim hpcc` write them), or a
+    /// sweep's directory (each of its runs, in grid order, labelled by its
+    /// axis values); the first is the baseline.
     #[arg(required = true, value_name = "RUN_DIR")]
     runs: Vec<PathBuf>,
     #[command(flatten)]
@@ -212,15 +250,15 @@ pub(crate) struct AnalyzeArgs {
     out: Option<PathBuf>,
 }
 
-/// Refuse a sweep's directory among `runs`, before anything is read.
-fn refuse_sweep_dirs(runs: &[PathBuf]) -> Result<(), ExperimentError> {
-    runs.iter().try_for_each(|r| analyze::refuse_sweep_dir(r))
+/// `runs`, each sweep's directory among them replaced by its complete
+/// runs, labelled by their axis values ([`analyze::expand_sweep_dirs`]).
+fn expand(runs: &[PathBuf]) -> Result<Vec<PathBuf>, ExperimentError> {
+    analyze::expand_sweep_dirs(runs)
 }
 
 pub(crate) fn analyze(a: AnalyzeArgs) -> Result<u8, Failure> {
     let o = a.filter.options()?;
-    refuse_sweep_dirs(&a.runs)?;
-    let runs = analyze::analyze_runs(&a.runs, &o)?;
+    let runs = analyze::analyze_runs(&expand(&a.runs)?, &o)?;
     let mut out = std::io::stdout().lock();
     out.write_all(analyze::render(&runs, &o).as_bytes())?;
     if let Some(path) = &a.out {
@@ -271,7 +309,8 @@ struct PortArgs {
 enum PlotKind {
     /// p50 and p99 slowdown against flow size (the peer's buckets), one colour per run.
     Slowdown {
-        /// Run directories (or flows.csv or the peer's fct.txt files).
+        /// Run directories (or flows.csv or the peer's fct.txt files), or a
+        /// sweep's directory: each of its runs, labelled by its axis values.
         #[arg(required = true, value_name = "RUN_DIR")]
         runs: Vec<PathBuf>,
         #[command(flatten)]
@@ -281,7 +320,8 @@ enum PlotKind {
     },
     /// CDF of flow completion time (or slowdown), one line per run.
     Cdf {
-        /// Run directories (or flows.csv or the peer's fct.txt files).
+        /// Run directories (or flows.csv or the peer's fct.txt files), or a
+        /// sweep's directory: each of its runs, labelled by its axis values.
         #[arg(required = true, value_name = "RUN_DIR")]
         runs: Vec<PathBuf>,
         /// Plot the CDF of slowdown instead of FCT.
@@ -294,7 +334,8 @@ enum PlotKind {
     },
     /// One port's egress queue over time (needs a [timeseries] run).
     Queue {
-        /// Run directories.
+        /// Run directories, or a sweep's directory: each of its runs,
+        /// labelled by its axis values.
         #[arg(required = true, value_name = "RUN_DIR")]
         runs: Vec<PathBuf>,
         #[command(flatten)]
@@ -307,7 +348,8 @@ enum PlotKind {
     },
     /// One port's sending rate over time (needs a [timeseries] run).
     Throughput {
-        /// Run directories.
+        /// Run directories, or a sweep's directory: each of its runs,
+        /// labelled by its axis values.
         #[arg(required = true, value_name = "RUN_DIR")]
         runs: Vec<PathBuf>,
         #[command(flatten)]
@@ -391,7 +433,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
     let c = match a.kind {
         PlotKind::Slowdown { runs, filter, fig } => {
             let c = fig.common("slowdown")?;
-            refuse_sweep_dirs(&runs)?;
+            let runs = expand(&runs)?;
             plot::slowdown(&runs, &filter.options()?, &c)?;
             c
         }
@@ -402,7 +444,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("cdf")?;
-            refuse_sweep_dirs(&runs)?;
+            let runs = expand(&runs)?;
             let of = if slowdown {
                 plot::CdfOf::Slowdown
             } else {
@@ -418,7 +460,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
             fig,
         } => {
             let c = fig.common("queue")?;
-            refuse_sweep_dirs(&runs)?;
+            let runs = expand(&runs)?;
             let sel = plot::PortSel {
                 node: port.node,
                 port: port.port,
@@ -429,7 +471,7 @@ pub(crate) fn plot(a: PlotArgs) -> Result<u8, Failure> {
         }
         PlotKind::Throughput { runs, port, fig } => {
             let c = fig.common("throughput")?;
-            refuse_sweep_dirs(&runs)?;
+            let runs = expand(&runs)?;
             let sel = plot::PortSel {
                 node: port.node,
                 port: port.port,

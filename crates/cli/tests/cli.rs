@@ -174,7 +174,7 @@ fn unfinished_flows_fail_the_run_with_exit_code_1() {
         let cfg = SMALL.replace(
             "name = \"small\"",
             &format!("name = \"small\"\nstop = \"{stop}\""),
-        );
+        ) + "[nic]\nrto = \"1ms\"\n";
         fs::write(dir.join("cfg.toml"), cfg).unwrap();
         let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
         assert_eq!(o.status.code(), Some(1), "stderr: {}", text(&o.stderr));
@@ -468,11 +468,12 @@ fn a_timeout_below_the_base_round_trip_is_noted() {
         summary.contains("\"notes\": [") && summary.contains(note),
         "{summary}"
     );
-    // The default 1 ms waits for every flow: no note.
+    // The default 1 ms waits for every flow: no note of it but that it is
+    // the default.
     fs::write(dir.join("ok.toml"), SMALL).unwrap();
     let o = rdmasim(&dir, &["run", "ok.toml", "--out", "b"]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
-    assert!(!text(&o.stderr).contains("note:"), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains(note), "{}", text(&o.stderr));
     let summary = fs::read_to_string(dir.join("b/summary.json")).unwrap();
     assert!(!summary.contains("\"notes\""), "{summary}");
     fs::remove_dir_all(&dir).unwrap();
@@ -1266,7 +1267,13 @@ fn check_prints_what_a_run_would_run_and_runs_nothing() {
     fs::write(dir.join("cfg.toml"), &cfg).unwrap();
     let o = rdmasim(&dir, &["check", "cfg.toml"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    // Its one note: the default retransmission timeout it relies on.
+    assert_eq!(text(&o.stderr).lines().count(), 1, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).starts_with("rdmasim: note: go-back-N's retransmission timeout"),
+        "{}",
+        text(&o.stderr)
+    );
     let said = text(&o.stdout);
     let lines: Vec<&str> = said.lines().collect();
     assert_eq!(lines[0], "cfg.toml: small, ready to run (nothing was run)");
@@ -1342,4 +1349,87 @@ fn malformed_bfc_and_flowsail_settings() {
             ("cfg.toml", line, &format!("ports.fabric.{key}")),
         );
     }
+/// A run that relies on the default of no congestion control, or on
+/// go-back-N's default retransmission timeout (which the peer does not
+/// have), says so before it starts, in `run` and in `check`; one that
+/// sets them, or runs IRN (its own timeouts), does not.
+#[test]
+fn defaults_that_change_what_a_run_measures_are_noted() {
+    let dir = workdir("default-notes");
+    let base = SMALL
+        .replace("[cc]\nkind = \"dcqcn\"\n", "")
+        .replace("duration = \"200us\"", "duration = \"20us\"");
+    let cc = "rdmasim: note: no congestion control: the config sets no [cc] kind, whose \
+              default is \"none\" (every QP sends at line rate); set kind = \"none\" to say \
+              so, or name a scheme\n";
+    let rto = "rdmasim: note: go-back-N's retransmission timeout is on at its default of 1ms \
+               ([nic] rto; the peer has none, and recovers a loss by NACK only); set rto = \
+               \"off\" to run as the peer does, or set it to say so\n";
+    for (extra, want) in [
+        ("", format!("{cc}{rto}")),
+        ("[cc]\nkind = \"none\"\n", rto.to_string()),
+        ("[nic]\nrto = \"1ms\"\n", cc.to_string()),
+        (
+            "[cc]\nkind = \"none\"\n[nic]\nrto = \"off\"\n",
+            String::new(),
+        ),
+        (
+            "[cc]\nkind = \"none\"\n[transport]\nkind = \"irn\"\n",
+            String::new(),
+        ),
+    ] {
+        fs::write(dir.join("cfg.toml"), format!("{base}{extra}")).unwrap();
+        let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{extra}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stderr), want, "{extra}");
+        let o = rdmasim(&dir, &["check", "cfg.toml"]);
+        assert_eq!(text(&o.stderr), want, "check, {extra}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `rdmasim completions SHELL` prints a completion script that names the
+/// subcommands and their options; bash's, sourced, completes them.
+#[test]
+fn completions_for_each_shell() {
+    let dir = workdir("completions");
+    for shell in ["bash", "zsh", "fish"] {
+        let o = rdmasim(&dir, &["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", text(&o.stderr));
+        let script = text(&o.stdout);
+        for word in ["hpcc", "sweep", "analyze", "completions", "timeseries"] {
+            assert!(script.contains(word), "{shell}: no {word}");
+        }
+    }
+    let o = rdmasim(&dir, &["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("possible values: bash"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Where bash is installed: what the script completes.
+    let o = rdmasim(&dir, &["completions", "bash"]);
+    fs::write(dir.join("rdmasim.bash"), &o.stdout).unwrap();
+    let complete = |words: &str, cword: usize| {
+        let script = format!(
+            "source ./rdmasim.bash; COMP_WORDS=({words}); COMP_CWORD={cword}; \
+             _rdmasim rdmasim \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"; \
+             echo \"${{COMPREPLY[@]}}\""
+        );
+        Command::new("bash")
+            .args(["-c", &script])
+            .current_dir(&dir)
+            .output()
+            .ok()
+            .map(|o| text(&o.stdout).trim().to_string())
+    };
+    if let Some(said) = complete("rdmasim hp", 1) {
+        assert_eq!(said, "hpcc");
+        assert_eq!(
+            complete("rdmasim hpcc --ti", 2).as_deref(),
+            Some("--timeseries")
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
 }

@@ -916,16 +916,12 @@ fn another_commands_input_is_named_with_what_to_give() {
          directories in it instead, e.g. {sweep_dir}/*/ (its index.csv has each run's key \
          numbers)\n"
     );
-    for args in [
-        &["analyze", sweep_dir][..],
-        &["plot", "cdf", sweep_dir, "-o", "c.svg"][..],
-        &["plot", "pause", sweep_dir, "-o", "p.svg"][..],
-    ] {
-        let out = rdmasim(&dir, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert_eq!(text(&out.stderr), said, "{args:?}");
-        assert!(out.stdout.is_empty(), "{args:?}");
-    }
+    // A figure of one run (analyze and the figures of several runs take
+    // each run of a sweep's directory: `a_sweep_runs_as_a_slurm_job_array`).
+    let out = rdmasim(&dir, &["plot", "pause", sweep_dir, "-o", "p.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr), said);
+    assert!(out.stdout.is_empty());
     // The runs inside are what to give.
     let out = rdmasim(&dir, &["analyze", "runs/one/run.seed=1"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -961,5 +957,140 @@ fn another_commands_input_is_named_with_what_to_give() {
             "{err}"
         );
     }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Each task of the Slurm job array `rdmasim sweep --emit slurm` writes
+/// runs one run of the sweep into the shared directory, and skips it when
+/// it is done; once all have run, a plain start runs nothing and writes
+/// the same index.csv as a plain sweep. `analyze` and `plot` then take the
+/// sweep's directory, each run labelled by its axis values.
+#[test]
+fn a_sweep_runs_as_a_slurm_job_array() {
+    let dir = workdir("slurm");
+    fs::write(dir.join("base.toml"), BASE).unwrap();
+    let grid = SWEEP.replace("\"workload.load\" = [0.3, 0.5]\n", "");
+    fs::write(dir.join("grid.toml"), &grid).unwrap();
+    let out = rdmasim(&dir, &["sweep", "grid.toml", "--out", "plain", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let out = rdmasim(
+        &dir,
+        &["sweep", "grid.toml", "--out", "array", "--emit", "slurm"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let script = dir.join("array/sweep.slurm");
+    assert!(
+        text(&out.stdout).starts_with(&format!(
+            "written: {} (a job array of 4 tasks, 0 to 3)\n",
+            script.display()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    let body = fs::read_to_string(&script).unwrap();
+    assert!(body.contains("\n#SBATCH --array=0-3\n"), "{body}");
+    // Nothing ran.
+    assert!(!dir.join("array/index.csv").exists());
+    let task = |i: usize| {
+        let o = Command::new("bash")
+            .arg(&script)
+            .env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "task {i}: {}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    // The tasks in any order; each runs its run alone and writes no index.
+    for i in [2, 0, 3, 1] {
+        assert!(task(i).contains(&format!(": run {i} (")), "task {i}");
+    }
+    assert!(!dir.join("array/index.csv").exists());
+    // A task run again (requeued) finds its run done.
+    assert!(task(1).contains(") was already done in "));
+    let starts = fs::read_to_string(dir.join("array/sweep.log"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.split(' ').nth(1) == Some("start"))
+        .count();
+    assert_eq!(starts, 4);
+    // Without a task id the script refuses to run.
+    let o = Command::new("bash")
+        .arg(&script)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    // The start after the array runs nothing and writes the index.
+    let out = rdmasim(&dir, &["sweep", "grid.toml", "--out", "array"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("grid: 4 runs (0 ran, 4 already done)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // index.csv alike, but for the wall-clock column (the next to last).
+    let index = |d: &str| -> Vec<String> {
+        fs::read_to_string(dir.join(d).join("index.csv"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(',').collect();
+                let n = f.len();
+                f.remove(n - 2);
+                f.join(",")
+            })
+            .collect()
+    };
+    assert_eq!(index("array"), index("plain"));
+    assert_eq!(index("plain").len(), 5);
+
+    // An index beyond the sweep is a command-line error.
+    let out = rdmasim(
+        &dir,
+        &["sweep", "grid.toml", "--out", "array", "--only", "4"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "rdmasim: <command line>: --only: 4 is not a run of the sweep: it has 4 runs, 0 to 3\n"
+    );
+
+    // analyze and plot take the sweep's directory: its runs in index
+    // order, each named by the axis values that tell it apart.
+    let out = rdmasim(&dir, &["analyze", "array"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let heads: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(" = "))
+        .take(4)
+        .map(|l| l.split(" (").next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            "A = cc.kind=dcqcn,run.seed=1",
+            "B = cc.kind=dcqcn,run.seed=2",
+            "C = cc.kind=none,run.seed=1",
+            "D = cc.kind=none,run.seed=2"
+        ]
+    );
+    let out = rdmasim(&dir, &["plot", "cdf", "array", "-o", "cdf.svg"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let svg = fs::read_to_string(dir.join("cdf.svg")).unwrap();
+    for label in ["cc.kind=dcqcn,run.seed=1", "cc.kind=none,run.seed=2"] {
+        assert!(svg.contains(label), "{label} is not in the figure");
+    }
+    // A sweep's directory with no complete run yet.
+    fs::create_dir_all(dir.join("empty")).unwrap();
+    fs::write(dir.join("empty/sweep.log"), "").unwrap();
+    let out = rdmasim(&dir, &["analyze", "empty"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("a sweep's directory with no complete run yet"),
+        "{}",
+        text(&out.stderr)
+    );
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -204,6 +204,81 @@ pub fn refuse_sweep_dir(run: &Path) -> Result<(), ExperimentError> {
     )))
 }
 
+/// `paths`, each sweep's directory among them replaced by its complete
+/// runs (those with a `flows.csv`), in the order of its `index.csv` (the
+/// sweep's grid order) or, without one, of their names. [`labels`] then
+/// names each by its axis values: its directory's name, less the values
+/// every run shares. A sweep's directory with no complete run is an
+/// error.
+pub fn expand_sweep_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExperimentError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !locate::is_sweep_dir(p) {
+            out.push(p.clone());
+            continue;
+        }
+        let complete = |name: &str| {
+            let run = p.join(name);
+            run.join("flows.csv").is_file().then_some(run)
+        };
+        let index = std::fs::read_to_string(p.join("index.csv")).ok();
+        let mut runs: Vec<PathBuf> = match &index {
+            // The run's name is the first field, quoted where it holds a
+            // comma (see `fmt::csv_field`).
+            Some(text) => text
+                .lines()
+                .skip(1)
+                .filter_map(|l| complete(&first_csv_field(l)))
+                .collect(),
+            None => Vec::new(),
+        };
+        if runs.is_empty() {
+            let mut names: Vec<String> = std::fs::read_dir(p)
+                .map_err(|e| ExperimentError::io(p, e))?
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.contains(".tmp-"))
+                .collect();
+            names.sort();
+            runs = names.iter().filter_map(|n| complete(n)).collect();
+        }
+        if runs.is_empty() {
+            let dir = p.display().to_string();
+            return Err(ExperimentError::Input(InputError::at(
+                dir.as_str(),
+                None,
+                "",
+                "a sweep's directory with no complete run yet (no run directory in it has a \
+                 flows.csv)",
+            )));
+        }
+        out.extend(runs);
+    }
+    Ok(out)
+}
+
+/// The first field of a CSV line, unquoted.
+fn first_csv_field(line: &str) -> String {
+    match line.strip_prefix('"') {
+        Some(rest) => {
+            let mut field = String::new();
+            let mut chars = rest.chars().peekable();
+            while let Some(c) = chars.next() {
+                match (c, chars.peek()) {
+                    ('"', Some('"')) => {
+                        field.push('"');
+                        chars.next();
+                    }
+                    ('"', _) => break,
+                    _ => field.push(c),
+                }
+            }
+            field
+        }
+        None => line.split(',').next().unwrap_or_default().to_string(),
+    }
+}
+
 fn read_flows_file(path: &Path) -> Result<Vec<FlowRecord>, ExperimentError> {
     let file = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
     let name = path.display().to_string();

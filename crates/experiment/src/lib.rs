@@ -10,6 +10,7 @@
 //! One module per job, each importing only modules below it (the test
 //! `tests/module_graph.rs` keeps it so): [`config`] (the TOML config, a
 //! file per section), [`peer_config`] (the peer's `config.txt`),
+//! [`convert`] (the peer's config as rdmasim's TOML),
 //! [`scenario`], [`run`], [`summary`] and [`output`] (running and writing a
 //! run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
 //! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator); below them
@@ -22,6 +23,7 @@ pub mod analyze;
 pub mod bench;
 pub mod buffer;
 pub mod config;
+pub mod convert;
 mod error;
 pub mod fmt;
 mod locate;

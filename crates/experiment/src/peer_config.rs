@@ -533,9 +533,12 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     let flow_text = read(&flow_path, flow_line, "FLOW_FILE")?;
     let topo = topo::parse_peer_topology(&topo_text, &topo_path.display().to_string())
         .map_err(ExperimentError::Input)?;
-    let (flows, flow_lines) =
-        workload::parse_peer_flows_with_lines(&flow_text, &flow_path.display().to_string())
-            .map_err(ExperimentError::Input)?;
+    let (flows, flow_lines) = workload::parse_peer_flows_reading(
+        &flow_text,
+        &flow_path.display().to_string(),
+        workload::StartTimes::AsPeer,
+    )
+    .map_err(ExperimentError::Input)?;
     let flow_name = flow_path.display().to_string();
     warnings.extend(unread_flows_warning(&flow_text, &flow_name, flows.len()));
     workload::validate_endpoints(
@@ -613,9 +616,19 @@ fn closest_key(key: &str) -> Option<&'static str> {
 }
 
 /// Parse and run a peer config, writing its `FCT_OUTPUT_FILE` and
-/// `PFC_OUTPUT_FILE`. Unsupported keys are reported in one warning on
-/// stderr, each of [`PeerConfig::warnings`] in one more.
-pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, ExperimentError> {
+/// `PFC_OUTPUT_FILE`, and, with `out_dir`, a complete run directory there
+/// too (`flows.csv`, `summary.json`, `ports.csv`, ... as `rdmasim run`
+/// writes it), so that `rdmasim analyze` and `rdmasim plot` read the run.
+/// `timeseries` (`--timeseries INTERVAL`) records every switch port from
+/// the first flow's start ([`crate::config::timeseries::for_peer_config`]).
+/// Unsupported keys are reported in one warning on stderr, each of
+/// [`PeerConfig::warnings`] in one more.
+pub fn run_peer_config(
+    path: &Path,
+    out_dir: Option<&Path>,
+    timeseries: Option<&str>,
+    opts: &RunOptions,
+) -> Result<RunReport, ExperimentError> {
     let cfg = load_peer_config(path)?;
     if !cfg.unsupported.is_empty() {
         eprintln!(
@@ -627,7 +640,14 @@ pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, Expe
     for w in &cfg.warnings {
         eprintln!("rdmasim: warning: {w}");
     }
-    run_scenario(cfg.scenario, None, opts)
+    let mut opts = opts.clone();
+    if let Some(interval) = timeseries {
+        opts.timeseries = Some(crate::config::timeseries::for_peer_config(
+            interval,
+            &cfg.scenario,
+        )?);
+    }
+    run_scenario(cfg.scenario, out_dir, &opts)
 }
 
 #[cfg(test)]
@@ -703,7 +723,7 @@ mod tests {
                 quiet: true,
                 ..RunOptions::default()
             };
-            run_peer_config(&cfg, &opts)
+            run_peer_config(&cfg, None, None, &opts)
                 .map(drop)
                 .map_err(|e| e.to_string())
         };

@@ -74,6 +74,7 @@ pub fn run_scenario(
             }
         }
     };
+    print_notes(&opts.config_notes);
     print_notes(&notes);
     let notes_before_run = notes.len();
 

@@ -61,6 +61,12 @@ pub struct RunOptions {
     /// bound) before the run starts, so that a long run can be stopped and
     /// fixed at once, and the rest at its end. All of them are in [`crate::run::RunReport::notes`] either way.
     pub print_notes: bool,
+    /// Notes on the defaults the config relies on
+    /// ([`crate::config::default_notes`]), printed with the notes known
+    /// before the run when [`RunOptions::print_notes`] is set. They are
+    /// about the config as written, which the run directory's
+    /// `config.toml` shows, so `summary.json` does not repeat them.
+    pub config_notes: Vec<String>,
     /// Text of the TOML config the scenario came from, written to the run
     /// directory as `config.toml`.
     pub config_toml: Option<String>,

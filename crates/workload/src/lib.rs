@@ -12,8 +12,9 @@ pub use generate::{
     MAX_FLOWS, POISSON_STREAM_KIND, PROBE_STREAM_KIND, TOO_MANY_FLOWS,
 };
 pub use peer::{
-    load_peer_flows, load_peer_flows_with_lines, parse_peer_flows, parse_peer_flows_with_lines,
-    validate_classes, validate_endpoints, write_peer_flows,
+    load_peer_flows, load_peer_flows_with_lines, parse_peer_flows, parse_peer_flows_reading,
+    parse_peer_flows_with_lines, validate_classes, validate_endpoints, write_peer_flows,
+    StartTimes,
 };
 
 use engine::Time;

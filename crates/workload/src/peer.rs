@@ -17,6 +17,22 @@ use engine::{InputError, Time};
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// How a flow file's start times (seconds, e.g. `2.000000149`) become
+/// times.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StartTimes {
+    /// From the decimal digits as written, exact to the picosecond
+    /// (`2.000000149` is 2,000,000,149 ns): rdmasim's TOML configs.
+    #[default]
+    Exact,
+    /// As the peer reads them: through a C++ `double`, then ns-3's
+    /// `Seconds()`, whose fixed-point product with 10^9 is truncated to
+    /// whole nanoseconds (`2.000000149`, held as 2.00000014899999…, is
+    /// 2,000,000,148 ns), so that flows join flow by flow with the peer's
+    /// `fct.txt`: `rdmasim hpcc`.
+    AsPeer,
+}
+
 /// Parse a peer flow file. Flows get ids 0, 1, ... in file order.
 pub fn parse_peer_flows(text: &str, file: &str) -> Result<Vec<FlowSpec>, InputError> {
     parse_peer_flows_with_lines(text, file).map(|(flows, _)| flows)
@@ -28,6 +44,16 @@ pub fn parse_peer_flows(text: &str, file: &str) -> Result<Vec<FlowSpec>, InputEr
 pub fn parse_peer_flows_with_lines(
     text: &str,
     file: &str,
+) -> Result<(Vec<FlowSpec>, Vec<usize>), InputError> {
+    parse_peer_flows_reading(text, file, StartTimes::Exact)
+}
+
+/// As [`parse_peer_flows_with_lines`], reading the start times as
+/// `starts` says.
+pub fn parse_peer_flows_reading(
+    text: &str,
+    file: &str,
+    starts: StartTimes,
 ) -> Result<(Vec<FlowSpec>, Vec<usize>), InputError> {
     let mut lines = text
         .lines()
@@ -96,7 +122,11 @@ pub fn parse_peer_flows_with_lines(
         let pg: u8 = parse_int(pg_t, "a priority class (0-255)").map_err(|m| err("pg", m))?;
         let dport: u16 = parse_int(dport_t, "a port (0-65535)").map_err(|m| err("dport", m))?;
         let size: u64 = parse_int(size_t, "a size in bytes").map_err(|m| err("size", m))?;
-        let start = parse_start_seconds(start_t).map_err(|m| err("start", m))?;
+        let start = match starts {
+            StartTimes::Exact => parse_start_seconds(start_t),
+            StartTimes::AsPeer => parse_start_as_peer(start_t),
+        }
+        .map_err(|m| err("start", m))?;
         if size == 0 {
             return Err(err("size", "a flow must carry at least 1 byte".to_string()));
         }
@@ -198,6 +228,34 @@ fn parse_start_seconds(tok: &str) -> Result<Time, String> {
         .filter(|&p| p <= engine::units::MAX_INPUT_PS)
         .map(Time)
         .ok_or_else(too_big)
+}
+
+/// A start time in seconds as the peer reads it ([`StartTimes::AsPeer`]):
+/// the nearest `double`, times 10^9 in 64.64 fixed point, truncated to
+/// whole nanoseconds (ns-3's `Time::FromDouble` and `Time(int64x64_t)`).
+fn parse_start_as_peer(tok: &str) -> Result<Time, String> {
+    let bad = || format!("'{tok}' is not a start time in seconds (e.g. 2.000000962)");
+    if tok.starts_with('-') {
+        return Err(format!("start time '{tok}' must not be negative"));
+    }
+    let v: f64 = tok.parse().map_err(|_| bad())?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(bad());
+    }
+    let max_s = engine::units::MAX_INPUT_PS / 1_000_000_000_000;
+    if v > max_s as f64 {
+        return Err(format!(
+            "start time '{tok}' is too large: at most {}",
+            engine::units::MAX_INPUT_TIME
+        ));
+    }
+    // `v` in 64.64 fixed point (exact: scaling by 2^64 only moves the
+    // exponent; bits below 2^-64 are dropped, as the peer's conversion
+    // drops them), times 10^9 (below 2^114 for v up to 10^6 s), then its
+    // integer part.
+    let fixed = (v * 18_446_744_073_709_551_616.0) as u128;
+    let ns = ((fixed * 1_000_000_000) >> 64) as u64;
+    Ok(Time::from_ns(ns))
 }
 
 /// Read and parse a peer flow file (see [`parse_peer_flows`]).
@@ -319,6 +377,34 @@ mod tests {
         assert_eq!(flows[1].start, Time::from_ns(2_000_001_000));
         assert_eq!(flows[2].start, Time::from_ns(3_000_000_000));
         assert_eq!((flows[2].id, flows[2].dport, flows[2].size), (2, 200, 64));
+    }
+
+    /// The peer's reading goes through a double and truncates: a decimal
+    /// just above a whole nanosecond whose double is just below it loses
+    /// that nanosecond; one whose double is above keeps it.
+    #[test]
+    fn start_times_as_the_peer_reads_them() {
+        let t = |s: &str| parse_start_as_peer(s).unwrap();
+        assert_eq!(t("2.000000149"), Time::from_ns(2_000_000_148));
+        assert_eq!(t("2.000000962"), Time::from_ns(2_000_000_962));
+        assert_eq!(t("2"), Time::from_ns(2_000_000_000));
+        // 2e-9's double is 1.99999999999999996e-9.
+        assert_eq!(t("2e-9"), Time::from_ns(1));
+        // Below a nanosecond is dropped, not rounded.
+        assert_eq!(t("0.0000000019"), Time::from_ns(1));
+        assert_eq!(
+            parse_start_seconds("2.000000149").unwrap(),
+            Time::from_ns(2_000_000_149)
+        );
+        for bad in ["-1", "x", "inf", "NaN", ""] {
+            assert!(parse_start_as_peer(bad).is_err(), "{bad}");
+        }
+        assert!(parse_start_as_peer("1e7")
+            .unwrap_err()
+            .contains("too large"));
+        let text = "1\n0 1 3 100 10 2.000000149\n";
+        let (f, _) = parse_peer_flows_reading(text, "f.txt", StartTimes::AsPeer).unwrap();
+        assert_eq!(f[0].start, Time::from_ns(2_000_000_148));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::cc::build_cc;
 use super::ctx::{Ctx, R};
 use super::doc::{Config, ConfigDoc};
 use super::fabric::{build_buffer, build_ecn, build_pfc};
-use super::nic::{build_nic, build_transport, frame_above_buffer};
+use super::nic::{build_nic, build_transport, frame_above_buffer, TransportKind};
 use super::ports::build_ports;
 use super::timeseries::monitor;
 use super::topology::build_topology;
@@ -144,6 +144,33 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         peer_outputs: None,
         notes,
     })
+}
+
+/// The defaults a run of `cfg` relies on that change what it measures
+/// and that a user may not expect, one sentence each: no congestion
+/// control when `[cc] kind` is not given, and go-back-N's retransmission
+/// timeout (which the peer does not have) when `[nic] rto` is not given.
+/// `rdmasim run` and `rdmasim check` print them as notes before the run.
+pub fn default_notes(cfg: &Config) -> Vec<String> {
+    let doc = &cfg.doc;
+    let mut notes = Vec::new();
+    if doc.cc.kind.is_none() {
+        notes.push(
+            "no congestion control: the config sets no [cc] kind, whose default is \"none\" \
+             (every QP sends at line rate); set kind = \"none\" to say so, or name a scheme"
+                .to_string(),
+        );
+    }
+    let go_back_n = matches!(doc.transport.kind, None | Some(TransportKind::GoBackN));
+    if let (true, None, Some(rto)) = (go_back_n, &doc.nic.rto, NetConfig::default().nic.rto) {
+        notes.push(format!(
+            "go-back-N's retransmission timeout is on at its default of {} ([nic] rto; the \
+             peer has none, and recovers a loss by NACK only); set rto = \"off\" to run as \
+             the peer does, or set it to say so",
+            crate::fmt::fmt_delta(rto)
+        ));
+    }
+    notes
 }
 
 /// Why a stop time `written` (at `stop`) at or before the `first` flow's

@@ -172,6 +172,37 @@ macro_rules! congestion_controls {
             s
         }
 
+        /// `[cc]` and the scheme's table as rdmasim's TOML writes them,
+        /// every parameter given (`rdmasim convert`): a config that
+        /// builds `cc` again.
+        pub(crate) fn cc_toml(cc: &CcConfig) -> String {
+            match cc {
+                CcConfig::None => "[cc]\nkind = \"none\"\n".to_string(),
+                $(CcConfig::$Variant(c) => {
+                    let key = stringify!($key);
+                    let mut s = format!("[cc]\nkind = \"{key}\"\n\n[cc.{key}]\n");
+                    $(
+                        let slot = <_ as Slot<<$P as Param>::Value>>::get(&c.$field);
+                        if let Some(v) = slot {
+                            let _ = writeln!(s, "{} = {}", stringify!($field), $P::show(v));
+                        }
+                    )*
+                    s
+                })*
+            }
+        }
+
+        impl CcKind {
+            /// The keys of the peer's config that set a parameter of this
+            /// scheme.
+            pub(crate) fn peer_keys(self) -> &'static [&'static str] {
+                match self {
+                    CcKind::None => &[],
+                    $(CcKind::$Kind => &[$($($peer,)?)*],)*
+                }
+            }
+        }
+
         /// The keys of the peer's config that set a parameter of a
         /// congestion control (some, like `RATE_AI`, of several).
         pub(crate) const PEER_CC_KEYS: &[&str] = &[$($($($peer,)?)*)*];
@@ -230,6 +261,24 @@ impl CcKind {
                 ))
             }
         }
+    }
+}
+
+/// A parameter's place in a scheme's config: the value itself, or an
+/// optional one (worked out when the QP starts if not given).
+trait Slot<V> {
+    fn get(&self) -> Option<&V>;
+}
+
+impl<V> Slot<V> for V {
+    fn get(&self) -> Option<&V> {
+        Some(self)
+    }
+}
+
+impl<V> Slot<V> for Option<V> {
+    fn get(&self) -> Option<&V> {
+        self.as_ref()
     }
 }
 

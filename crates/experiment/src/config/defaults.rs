@@ -86,7 +86,10 @@ error_rate_per_link = {err:?}       # {PEER} ERROR_RATE_PER_LINK
 #            pg, dport (perftest's bandwidth test; Bifrost §VI-A)
 #   probes:  hosts, dsts, size, interval, duration (required), start, pg, dport: flows of
 #            size at Poisson times with mean gap interval (perftest's latency test)
-#   file:    path (a peer flow file, relative to this file; {PEER} `third.cc` FLOW_FILE)
+#   file:    path (a peer flow file, relative to this file; {PEER} `third.cc` FLOW_FILE),
+#            start_times: "exact" (default: the decimals as written) | "as_peer" (through
+#            a double and truncated to the ns, as the peer reads them: 2.000000149 is
+#            2000000148 ns)
 # More generators, merged in: [[workload.extra]] tables with the same keys.
 kind = "poisson"
 load = 0.3

@@ -30,7 +30,9 @@ mod topology;
 mod values;
 mod workload;
 
-pub use build::{base_dir, build_scenario, build_timeseries, DEFAULT_STOP_AFTER_LAST_START_S};
+pub use build::{
+    base_dir, build_scenario, build_timeseries, default_notes, DEFAULT_STOP_AFTER_LAST_START_S,
+};
 pub use cc::{
     CcKind, CcSection, DcqcnSection, DctcpSection, HpccSection, PintSection, SwiftSection,
     TimelySection,
@@ -53,6 +55,6 @@ pub use workload::{
 };
 
 pub(crate) use build::stop_before_flows;
-pub(crate) use cc::{check_peer_value, from_peer as cc_from_peer, PEER_CC_KEYS};
+pub(crate) use cc::{cc_toml, check_peer_value, from_peer as cc_from_peer, PEER_CC_KEYS};
 pub(crate) use nic::frame_above_buffer;
 pub(crate) use workload::unread_flows_warning;

@@ -15,6 +15,7 @@
 //! reads state, so the flows of a run are the same with or without it.
 
 use super::ctx::{Ctx, R};
+use crate::error::ExperimentError;
 use crate::fmt::{fmt_count, fmt_time};
 use crate::scenario::Scenario;
 use crate::suggest;
@@ -60,6 +61,25 @@ pub struct TimeseriesSection {
     /// Stop sampling once the files reach about this many MB; default
     /// [`DEFAULT_MAX_MB`].
     pub max_mb: Option<f64>,
+}
+
+/// The time series `rdmasim hpcc --timeseries INTERVAL` records: one
+/// sample every `interval` of every switch port, in the classes of the
+/// workload's flows, from the first flow's start (the peer's flows start
+/// at 2 s: samples of the idle fabric before would only fill the file).
+pub fn for_peer_config(interval: &str, s: &Scenario) -> Result<MonitorConfig, ExperimentError> {
+    let start = s.flows.first().map_or(Time::ZERO, |f| f.start);
+    let t = TimeseriesSection {
+        interval: Some(interval.to_string()),
+        start: Some(crate::fmt::fmt_delta(Delta(start.ps()))),
+        ..TimeseriesSection::default()
+    };
+    let cx = Ctx {
+        file: "--timeseries",
+        text: "",
+        base: std::path::Path::new(""),
+    };
+    monitor(&cx, &t, s)
 }
 
 /// The monitor settings of a `[timeseries]` section, checked against the

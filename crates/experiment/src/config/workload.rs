@@ -75,7 +75,7 @@ impl WorkloadKind {
             WorkloadKind::Probes => &[
                 "hosts", "dsts", "size", "interval", "start", "duration", "pg", "dport",
             ],
-            WorkloadKind::File => &["path"],
+            WorkloadKind::File => &["path", "start_times"],
         }
     }
 }
@@ -117,6 +117,10 @@ pub struct WorkloadSection {
     pub interval: Option<String>,
     /// file: the peer flow file, relative to the config's directory.
     pub path: Option<String>,
+    /// file: how start times are read: `"exact"` (default, the decimals
+    /// as written) or `"as_peer"` (through a double, as the peer reads
+    /// them; [`workload::StartTimes`]).
+    pub start_times: Option<String>,
     /// Priority class; default 3.
     pub pg: Option<u8>,
     /// Destination port; default 100 (poisson), 200 (incast).
@@ -230,7 +234,7 @@ fn build_generator(
 ) -> R<Vec<FlowSpec>> {
     let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
     let set = set_keys!(w; load, cdf, duration, start, hosts, dsts, host_rate, senders, senders_count,
-        receiver, size, flows, interval, path, pg, dport);
+        receiver, size, flows, interval, path, start_times, pg, dport);
     cx.only_keys(sec, kind.name(), &set, kind.keys())?;
     let key = |k: &str| format!("{sec}.{k}");
     let why = format!("kind = \"{}\"", kind.name());
@@ -466,7 +470,17 @@ fn build_generator(
         WorkloadKind::File => {
             let rel = cx.required(&w.path, &key("path"), &why)?;
             let (text, name) = cx.read(&key("path"), &rel, "flow file")?;
-            let (flows, lines) = workload::parse_peer_flows_with_lines(&text, &name)?;
+            let starts = match w.start_times.as_deref() {
+                None | Some("exact") => workload::StartTimes::Exact,
+                Some("as_peer") => workload::StartTimes::AsPeer,
+                Some(v) => {
+                    return Err(cx.err(
+                        &key("start_times"),
+                        format!("unknown value \"{v}\"; expected \"exact\" or \"as_peer\""),
+                    ))
+                }
+            };
+            let (flows, lines) = workload::parse_peer_flows_reading(&text, &name, starts)?;
             let n = topo.n_nodes() as u32;
             workload::validate_endpoints(&flows, &lines, &name, n, &|x| topo.is_host(x))?;
             for (i, f) in flows.iter().enumerate() {

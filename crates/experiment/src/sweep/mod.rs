@@ -37,6 +37,10 @@
 //! Each start and finish is appended to `sweep.log`; at the end `index.csv`
 //! has one row per run: its axis values and its key numbers.
 //!
+//! On a cluster, `rdmasim sweep FILE --emit slurm` writes a Slurm job
+//! array whose task *i* runs run *i* alone (`--only i`) into the same
+//! directory ([`slurm`]).
+//!
 //! Modules: `plan` (what a sweep file says and the runs it makes),
 //! `parse` (reading it and planning the runs), `run` (running them and
 //! writing `index.csv`), [`report_spec`] (`[report]`) and [`report`]
@@ -47,6 +51,7 @@ mod plan;
 pub mod report;
 pub mod report_spec;
 mod run;
+pub mod slurm;
 #[cfg(test)]
 mod tests;
 

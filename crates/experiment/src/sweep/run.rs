@@ -33,6 +33,13 @@ pub struct SweepOptions {
     pub out: Option<PathBuf>,
     /// Print nothing while running.
     pub quiet: bool,
+    /// Run only the run of this index (0-based, in grid order, as
+    /// `index.csv` lists them), if it is not done: one task of a cluster's
+    /// job array ([`super::slurm`]). Such a start takes no lock, so that
+    /// the tasks run side by side in one directory, removes nothing, and
+    /// writes neither `index.csv` nor the report: a plain start once every
+    /// task has ended does that, rerunning whatever failed.
+    pub only: Option<usize>,
 }
 
 /// What became of one run of a sweep.
@@ -56,8 +63,12 @@ pub struct SweepReport {
     pub name: String,
     /// The sweep directory.
     pub dir: PathBuf,
-    /// Every run, in grid order, with what became of it.
+    /// Every run, in grid order, with what became of it; with
+    /// [`SweepOptions::only`], that run alone.
     pub runs: Vec<(String, RunStatus)>,
+    /// [`SweepOptions::only`]: the index of the one run this start was
+    /// for; it wrote no `index.csv`.
+    pub only: Option<usize>,
     /// Temporary directories of earlier, interrupted sweeps that were removed.
     pub cleaned: Vec<String>,
     /// Wall-clock time of this start, s.
@@ -261,18 +272,51 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
         .out
         .clone()
         .unwrap_or_else(|| Path::new("runs").join(&sweep.name));
+    if let Some(i) = opts.only {
+        if i >= runs.len() {
+            return Err(ExperimentError::Input(engine::InputError::at(
+                "<command line>",
+                None,
+                "--only",
+                format!(
+                    "{i} is not a run of the sweep: it has {} runs, 0 to {}",
+                    runs.len(),
+                    runs.len().saturating_sub(1)
+                ),
+            )));
+        }
+    }
     fs::create_dir_all(&dir).map_err(|e| ExperimentError::io(&dir, e))?;
-    let _lock = Lock::take(&dir)?;
-    let cleaned = clean_stale(&dir)?;
+    let (_lock, cleaned) = match opts.only {
+        Some(_) => (None, Vec::new()),
+        None => (Some(Lock::take(&dir)?), clean_stale(&dir)?),
+    };
     let log = Log::open(&dir.join("sweep.log"))?;
 
     let mut done: Vec<Option<Vec<String>>> = runs
         .iter()
-        .map(|r| done_status(&dir.join(&r.name), r))
+        .enumerate()
+        .map(|(i, r)| match opts.only {
+            Some(only) if only != i => Some(Vec::new()),
+            _ => done_status(&dir.join(&r.name), r),
+        })
         .collect();
     let todo: Vec<usize> = (0..runs.len()).filter(|&i| done[i].is_none()).collect();
     let show = !opts.quiet;
-    if show {
+    if let (true, Some(i)) = (show, opts.only) {
+        let what = if todo.is_empty() {
+            "already done"
+        } else {
+            "to run"
+        };
+        eprintln!(
+            "rdmasim: {}: run {i} (of 0 to {}: {}), {what}; output in {}",
+            sweep.name,
+            runs.len() - 1,
+            runs[i].name,
+            dir.display()
+        );
+    } else if show {
         let done = runs.len() - todo.len();
         let mut msg = format!("{}: {} runs", sweep.name, runs.len());
         if done > 0 {
@@ -413,10 +457,17 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
             (r.name.clone(), s)
         })
         .collect();
-    write_index(&dir, &sweep, &runs, &runs_status)?;
-    let comparisons = match &sweep.report {
-        Some(spec) => write_report(&dir, &sweep, spec, &runs)?,
-        None => Vec::new(),
+    let (runs_status, comparisons) = match opts.only {
+        // The one run asked for; the others are other tasks'.
+        Some(i) => (vec![runs_status[i].clone()], Vec::new()),
+        None => {
+            write_index(&dir, &sweep, &runs, &runs_status)?;
+            let comparisons = match &sweep.report {
+                Some(spec) => write_report(&dir, &sweep, spec, &runs)?,
+                None => Vec::new(),
+            };
+            (runs_status, comparisons)
+        }
     };
     Ok(SweepReport {
         comparisons,
@@ -430,10 +481,11 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
                 )
             })
             .collect(),
-        report: sweep.report.clone(),
+        report: sweep.report.clone().filter(|_| opts.only.is_none()),
         name: sweep.name,
         dir,
         runs: runs_status,
+        only: opts.only,
         cleaned,
         wall_s: t0.elapsed().as_secs_f64(),
     })
@@ -459,6 +511,7 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
             progress: false,
             quiet: true,
             print_notes: false,
+            config_notes: Vec::new(),
             config_toml: Some(r.config_toml.clone()),
             timeseries,
         };
@@ -588,6 +641,21 @@ fn write_index(
 /// many of them were already done says why a start that ran nothing
 /// still warns.
 pub fn describe(r: &SweepReport) -> String {
+    if let (Some(i), [(name, st)]) = (r.only, r.runs.as_slice()) {
+        let what = match st {
+            RunStatus::Skipped(_) => "was already done",
+            RunStatus::Clean => "ran",
+            RunStatus::Invariants(_) => "ran, with warnings",
+            RunStatus::Failed(_) => "failed",
+        };
+        return format!(
+            "{}: run {i} ({name}) {what} in {:.1} s; a start without --only writes {} once \
+             every run is done",
+            r.name,
+            r.wall_s,
+            r.dir.join("index.csv").display()
+        );
+    }
     let skipped = r.count(|s| matches!(s, RunStatus::Skipped(_)));
     let ran = r.runs.len() - skipped;
     let warn = r.count(RunStatus::has_warnings);

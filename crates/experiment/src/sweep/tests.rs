@@ -417,6 +417,7 @@ fn runs_already_done_count_with_the_warnings_their_summaries_record() {
             ("b".into(), RunStatus::Skipped(vec![])),
             ("c".into(), RunStatus::Clean),
         ],
+        only: None,
         cleaned: vec![],
         wall_s: 0.0,
         comparisons: vec![],
