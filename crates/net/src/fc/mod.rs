@@ -18,17 +18,21 @@ mod cbfc;
 mod hooks;
 mod ideal_per_flow;
 mod pfc;
+mod storm;
 mod swing;
+mod watchdog;
 
 pub use bifrost::{
     write_trace_csv, Bifrost, BifrostConfig, BifrostParams, BifrostReading, BifrostSlot,
     PauseDelay, MAX_SLOTS_PER_RTT,
 };
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
-pub use hooks::{FcCounters, FcOutbox, FlowControl, IngressState, Lossy};
+pub use hooks::{FcCounters, FcOutbox, FlowControl, IngressState, InnerTimer, Lossy};
 pub use ideal_per_flow::{IdealPerFlow, IdealPerFlowConfig, IdealPerFlowStats};
 pub use pfc::{quanta_duration, Pfc, PfcMode};
+pub use storm::{PfcStorm, StormConfig};
 pub use swing::SwingRelay;
+pub use watchdog::{PfcWatchdog, WatchdogAction, WatchdogConfig};
 
 use crate::wire::{Packet, QueueKey};
 use engine::{Rate, Time};
@@ -57,6 +61,12 @@ pub enum AnyFc {
     /// grows (FlowSail §I, §VI-A). Boxed: its tables would grow every
     /// port, and few runs use it.
     IdealPerFlow(Box<IdealPerFlow>),
+    /// A port's flow control under a PFC storm watchdog (Azure §3.1).
+    /// Boxed, as few ports run it.
+    Watchdog(Box<PfcWatchdog<AnyFc>>),
+    /// A port that sends pause frames without end (a storm, Azure §3.1),
+    /// around its own flow control.
+    Storm(Box<PfcStorm<AnyFc>>),
 }
 
 impl AnyFc {
@@ -66,6 +76,8 @@ impl AnyFc {
         match self {
             AnyFc::Lossy(_) => true,
             AnyFc::Swing(s) => s.inner().is_lossy(),
+            AnyFc::Watchdog(w) => w.inner().is_lossy(),
+            AnyFc::Storm(s) => s.inner().is_lossy(),
             _ => false,
         }
     }
@@ -145,6 +157,8 @@ macro_rules! each {
             AnyFc::Bifrost($f) => $e,
             AnyFc::Swing($f) => $e,
             AnyFc::IdealPerFlow($f) => $e,
+            AnyFc::Watchdog($f) => $e,
+            AnyFc::Storm($f) => $e,
         }
     };
 }
