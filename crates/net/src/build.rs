@@ -423,6 +423,7 @@ impl Simulation {
                     active: Vec::new(),
                     rr_last: 0,
                     wake_at: Time::MAX,
+                    last_cnp: Default::default(),
                 });
                 continue;
             }

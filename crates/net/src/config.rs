@@ -344,6 +344,9 @@ pub struct NetConfig {
     pub ports: Vec<PortRule>,
     /// Ports that send pause frames without end (injected PFC storms).
     pub pfc_storms: Vec<crate::fc::StormConfig>,
+    /// DCQCN per NIC generation on the hosts it lists (Azure §7.2); none
+    /// by default.
+    pub dcqcn_fleet: Option<crate::cc::DcqcnFleet>,
 }
 
 impl Default for NetConfig {
@@ -361,6 +364,7 @@ impl Default for NetConfig {
             qlen_monitor: None,
             ports: Vec::new(),
             pfc_storms: Vec::new(),
+            dcqcn_fleet: None,
         }
     }
 }

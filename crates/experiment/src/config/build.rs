@@ -113,6 +113,9 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         }
     });
     net.cc = build_cc(&cx, &doc.cc)?;
+    if let Some(f) = &doc.dcqcn_fleet {
+        super::fleet::build_fleet(&cx, f, &topo, &mut net)?;
+    }
     build_pfc(&cx, &doc.pfc, &mut net)?;
     build_buffer(&cx, &doc.buffer, &mut net)?;
     build_ecn(&cx, &doc.ecn, &mut net)?;

@@ -69,6 +69,8 @@ pub struct ConfigDoc {
     pub link_down: Option<Vec<LinkDownSection>>,
     /// `[[pfc_storm]]`: ports that pause without end.
     pub pfc_storm: Option<Vec<PfcStormSection>>,
+    /// `[dcqcn_fleet]`: DCQCN per NIC generation.
+    pub dcqcn_fleet: Option<super::fleet::DcqcnFleetSection>,
     /// `[ports.*]`: per-port buffer and flow-control settings.
     #[serde(default)]
     pub ports: PortsSection,

@@ -20,6 +20,7 @@ mod ctx;
 mod defaults;
 mod doc;
 mod fabric;
+mod fleet;
 mod nic;
 mod parse;
 mod ports;
@@ -41,6 +42,7 @@ pub use fabric::{
     BufferSection, EcnSection, EcnThresholdSection, PfcModeKey, PfcSection, WatchdogSection,
     DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH,
 };
+pub use fleet::DcqcnFleetSection;
 pub use nic::{NicSection, TransportKind, TransportSection};
 pub use parse::{load_config, parse_config};
 pub use ports::{PortSection, PortsSection};
