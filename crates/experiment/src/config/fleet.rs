@@ -7,7 +7,7 @@ use net::cc::{CcConfig, DcqcnFleet, DcqcnGen};
 use net::NetConfig;
 use serde::Deserialize;
 
-/// Default Gen1 NP coalescing interval (DCQCN §3.2's 50 µs; the paper
+/// Default Gen1 NP coalescing interval (DCQCN §3, the NP algorithm: 50 µs; the paper
 /// gives none).
 pub(super) const DEFAULT_GEN1_CNP_INTERVAL: Delta = Delta::from_us(50);
 

@@ -15,7 +15,7 @@
 //! at its minimum (a cut on every CNP).
 //!
 //! The paper gives neither Gen1's interval nor the minimal window: the
-//! interval defaults to 50 µs (DCQCN §3.2's NP, at most one CNP per 50 µs,
+//! interval defaults to 50 µs (DCQCN §3, the NP algorithm: at most one CNP per 50 µs,
 //! rdmasim's choice) and the minimal window is none at all. Per-burst rate
 //! limiting and Gen1's go-back-N recovery cost are not modelled here
 //! (docs/dcqcn-generations.md).
