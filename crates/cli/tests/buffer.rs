@@ -319,3 +319,106 @@ fn a_malformed_sonic_configuration_is_one_error_naming_file_and_key_and_exit_2()
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Listing 1 passes every check, with the buffer, a short cable, N-way
+/// incast and App. B's Kmin of 1 MB; exit code 0.
+#[test]
+fn listing1_passes_the_checks() {
+    let out = ok(&[
+        "--sonic",
+        &listing1(),
+        "--buffer",
+        "24MB",
+        "--rate",
+        "40Gbps",
+        "--distance",
+        "300m",
+        "--congested",
+        "2,10",
+        "--kmin",
+        "1MB",
+    ]);
+    assert!(out.ends_with("verdict: safe\n"), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+}
+
+/// Listing 1 made unsafe: each way fails with exit code 1, a verdict, and
+/// the config_db field to change.
+#[test]
+fn unsafe_listing1_variants_fail_naming_the_field() {
+    let dir = std::env::temp_dir().join(format!("rdmasim-sonic-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let listing = std::fs::read_to_string(listing1()).unwrap();
+    let lossy_above = dir.join("lossy-above.json");
+    std::fs::write(
+        &lossy_above,
+        listing.replace("\"14000000\"", "\"19000000\""),
+    )
+    .unwrap();
+    let lossy_above = lossy_above.to_str().unwrap().to_string();
+    let l1 = listing1();
+    for (args, field) in [
+        (
+            vec!["--sonic", lossy_above.as_str()],
+            "change BUFFER_POOL.egress_lossy_pool.size",
+        ),
+        (
+            vec![
+                "--sonic",
+                l1.as_str(),
+                "--rate",
+                "40Gbps",
+                "--distance",
+                "80km",
+            ],
+            "change BUFFER_PROFILE.ingress_lossless_profile.xoff",
+        ),
+        (
+            vec!["--sonic", l1.as_str(), "--kmin", "3MB"],
+            "change BUFFER_PROFILE.ingress_lossless_profile.dynamic_th (or lower Kmin)",
+        ),
+    ] {
+        let out = rdmasim(&args);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout}");
+        assert!(stdout.contains(field), "{args:?}: {stdout}");
+        assert!(
+            stdout.ends_with("verdict: UNSAFE (1 failed check)\n"),
+            "{stdout}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The headroom-pool planner: its figures, and exit code 1 when the pool
+/// does not fit the buffer; 2 without a ratio.
+#[test]
+fn the_headroom_pool_planner() {
+    let out = ok(&[
+        "--plan",
+        "32x100Gbps@3m,8x100Gbps@80km",
+        "--oversubscription",
+        "4",
+    ]);
+    // 80 km at 100 Gb/s: 2 × 12.5 GB/s × 400 µs = 10,000,000 + 3,064.
+    assert!(out.contains("10,003,064 B (10.003 MB"), "{out}");
+    assert!(out.contains("long-haul (T2–RH class"), "{out}");
+    assert!(out.ends_with("verdict: safe\n"), "{out}");
+    let out = rdmasim(&[
+        "--plan",
+        "32x100Gbps@3m,8x100Gbps@80km",
+        "--oversubscription",
+        "4",
+        "--buffer",
+        "32MB",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("FAIL  the pool (40,067,280) exceeds the buffer"));
+    let out = rdmasim(&["--plan", "8x100Gbps@80km"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--oversubscription: missing"),
+        "{}",
+        text(&out.stderr)
+    );
+}

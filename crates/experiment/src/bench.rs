@@ -166,6 +166,7 @@ pub fn peer_net(hpcc: bool) -> NetConfig {
             thresholds: vec![ecn(100, 400, 1600), ecn(400, 1600, 6400)],
         },
         pfc: PfcConfig {
+            watchdog: None,
             enabled: true,
             mode: PfcMode::UntilResume,
         },

@@ -147,7 +147,7 @@ pub fn parse_km(s: &str) -> Result<f64, String> {
     Ok(v * scale)
 }
 
-fn bad(arg: &str, msg: impl Into<String>) -> ExperimentError {
+pub(crate) fn bad(arg: &str, msg: impl Into<String>) -> ExperimentError {
     ExperimentError::Input(InputError::at("<command line>", None, arg, msg))
 }
 

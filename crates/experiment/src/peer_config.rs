@@ -244,6 +244,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
         pfc: PfcConfig {
             enabled: true,
             mode: PfcMode::UntilResume,
+            watchdog: None,
         },
         ..NetConfig::default()
     };

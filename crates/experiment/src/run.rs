@@ -8,7 +8,7 @@ use crate::fmt::{fmt_count, fmt_time};
 use crate::output;
 use crate::procstat;
 use crate::scenario::{RunOptions, Scenario};
-use crate::summary::{Counters, EngineStats, FlowCounts, Summary};
+use crate::summary::{Counters, EngineStats, FlowCounts, Summary, WatchdogSummary};
 use engine::{InputError, Time};
 use net::{NetConfig, ProgressInfo, RunResults, Simulation};
 use stats::{size_buckets, FlowRecord, DEFAULT_SIZE_EDGES};
@@ -118,6 +118,7 @@ pub fn run_scenario(
             timeseries: timeseries.as_ref(),
             ports: &results.ports,
             bifrost_trace: (!bifrost_csv.is_empty()).then_some(bifrost_csv.as_str()),
+            watchdog: s.net.pfc.watchdog.is_some(),
         };
         output::write_run_dir(dir, &files)?;
     }
@@ -146,6 +147,7 @@ fn build_simulation(
         let field = match e {
             net::BuildError::BadPortRule { .. } => "ports",
             net::BuildError::NoSuchLink(..) => "link_down",
+            net::BuildError::NoStormLink(..) => "pfc_storm",
             net::BuildError::BadFlow { .. } | net::BuildError::Unsorted(_) => "workload",
         };
         ExperimentError::Input(InputError::at(s.name.as_str(), None, field, e.to_string()))
@@ -362,6 +364,11 @@ fn summarize(
             retransmitted_bytes: results.flows.iter().map(|f| f.retransmitted).sum(),
             timeouts: results.flows.iter().map(|f| u64::from(f.timeouts)).sum(),
         },
+        watchdog: net
+            .pfc
+            .watchdog
+            .is_some()
+            .then(|| WatchdogSummary::of(&results.ports)),
         engine: EngineStats {
             events: results.events,
             packet_hops: results.packet_hops,

@@ -24,6 +24,10 @@ pub struct Summary {
     pub slowdown: Vec<BucketStats>,
     /// Network-wide counters.
     pub counters: Counters,
+    /// The PFC storm watchdog's events, when the run had one
+    /// (`[pfc.watchdog]`); not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watchdog: Option<WatchdogSummary>,
     /// What the simulation cost.
     pub engine: EngineStats,
     /// The run's notes ([`crate::run::RunReport::notes`]), which the CLI prints as it
@@ -111,4 +115,58 @@ pub struct EngineStats {
     pub packet_hops_per_s: f64,
     /// Peak resident memory of the process, MiB (`null` where unknown).
     pub peak_rss_mb: Option<f64>,
+}
+
+/// What a run's PFC storm watchdogs did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WatchdogSummary {
+    /// Storms detected, all ports and classes.
+    pub storms: u64,
+    /// Storms restored.
+    pub restores: u64,
+    /// Frames dropped from storming queues.
+    pub dropped: u64,
+    /// Per port and class with a storm: where, and how many.
+    pub events: Vec<WatchdogEvent>,
+}
+
+/// The storms of one class at one port.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WatchdogEvent {
+    /// Node.
+    pub node: u32,
+    /// Its port (link order).
+    pub port: u16,
+    /// Class.
+    pub class: u8,
+    /// Storms detected.
+    pub storms: u64,
+    /// Storms restored.
+    pub restores: u64,
+}
+
+impl WatchdogSummary {
+    /// The storms counted at `ports`.
+    pub fn of(ports: &[net::PortReport]) -> WatchdogSummary {
+        let mut events = Vec::new();
+        for p in ports {
+            for class in 0..p.fc.storms.len() {
+                if p.fc.storms[class] > 0 {
+                    events.push(WatchdogEvent {
+                        node: p.node,
+                        port: p.port,
+                        class: class as u8,
+                        storms: p.fc.storms[class],
+                        restores: p.fc.restores[class],
+                    });
+                }
+            }
+        }
+        WatchdogSummary {
+            storms: events.iter().map(|e| e.storms).sum(),
+            restores: events.iter().map(|e| e.restores).sum(),
+            dropped: ports.iter().map(|p| p.counters.flushed).sum(),
+            events,
+        }
+    }
 }

@@ -2,13 +2,14 @@
 //! control and egress per port, switch buffers and routes, NICs, the
 //! peer's ideal FCTs and base RTTs, and the first events.
 
-use crate::config::NetConfig;
+use crate::config::{NetConfig, PfcMode};
 use crate::context::Ctx;
 use crate::egress::EgressChoice;
 use crate::egress::{AnyEgress, BfcEgress, FlowSailEgress};
 use crate::event::Event;
 use crate::fc::{
-    AnyFc, Bifrost, Cbfc, FlowControl, FlowPauseCounts, IdealPerFlow, Lossy, Pfc, SwingRelay,
+    AnyFc, Bifrost, Cbfc, FlowControl, FlowPauseCounts, IdealPerFlow, Lossy, Pfc, PfcStorm,
+    PfcWatchdog, SwingRelay,
 };
 use crate::fifo::Fifo;
 use crate::mmu::Mmu;
@@ -80,9 +81,57 @@ pub enum BuildError {
         /// What is wrong.
         msg: String,
     },
+    /// A PFC storm is injected on a port that does not exist.
+    #[error("PFC storm from node {0} to node {1}: the two share no link")]
+    NoStormLink(u32, u32),
     /// Flows are not sorted by start time.
     #[error("flows must be sorted by start time (flow {0} starts before its predecessor)")]
     Unsorted(u32),
+}
+
+/// A port's flow control with what the config adds around it: the PFC
+/// storm watchdog, if on for its kind of node and it runs PFC (Azure
+/// §3.1), and a storm it sends, if one is injected on it. Ports with
+/// neither are returned as they are.
+fn watch_and_storm(
+    fc: AnyFc,
+    cfg: &NetConfig,
+    is_host: bool,
+    node: u32,
+    l: &topo::LinkSpec,
+    end: usize,
+) -> Result<AnyFc, String> {
+    let mut fc = fc;
+    if let Some(w) = &cfg.pfc.watchdog {
+        let pfc = match &fc {
+            AnyFc::Pfc(_) => true,
+            AnyFc::Swing(s) => matches!(s.inner(), AnyFc::Pfc(_)),
+            _ => false,
+        };
+        if pfc && (if is_host { w.hosts } else { w.switches }) {
+            fc = AnyFc::Watchdog(Box::new(PfcWatchdog::new(fc, *w, is_host)));
+        }
+    }
+    let peer = if end == 0 { l.b } else { l.a };
+    for s in cfg
+        .pfc_storms
+        .iter()
+        .filter(|s| (s.node, s.peer) == (node, peer))
+    {
+        let quanta = match cfg.pfc.mode {
+            PfcMode::Quanta { quanta, .. } => quanta,
+            PfcMode::UntilResume => u16::MAX,
+        };
+        if usize::from(s.class) >= crate::wire::N_CLASSES || s.class == 0 {
+            return Err(format!(
+                "a PFC storm pauses a class from 1 to {}, not {}",
+                crate::wire::N_CLASSES - 1,
+                s.class
+            ));
+        }
+        fc = AnyFc::Storm(Box::new(PfcStorm::new(fc, s, quanta)));
+    }
+    Ok(fc)
 }
 
 impl Simulation {
@@ -94,6 +143,15 @@ impl Simulation {
         cfg: NetConfig,
     ) -> Result<Simulation, BuildError> {
         let n = topo.kinds.len();
+        for s in &cfg.pfc_storms {
+            let linked = topo
+                .links
+                .iter()
+                .any(|l| (l.a, l.b) == (s.node, s.peer) || (l.a, l.b) == (s.peer, s.node));
+            if !linked {
+                return Err(BuildError::NoStormLink(s.node, s.peer));
+            }
+        }
         for (i, f) in flows.iter().enumerate() {
             for (what, node) in [("src", f.src), ("dst", f.dst)] {
                 if node as usize >= n {
@@ -243,6 +301,8 @@ impl Simulation {
                 } else {
                     fc
                 };
+                let fc = watch_and_storm(fc, &cfg, is_host, node as u32, l, end)
+                    .map_err(|msg| BuildError::BadPortRule { link: li, msg })?;
                 let error_rate = if l.error_rate > 0.0 {
                     l.error_rate
                 } else {
@@ -441,6 +501,7 @@ impl Simulation {
                     active: Vec::new(),
                     rr_last: 0,
                     wake_at: Time::MAX,
+                    last_cnp: Default::default(),
                 });
                 continue;
             }

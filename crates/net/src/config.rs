@@ -13,6 +13,9 @@ pub struct PfcConfig {
     pub enabled: bool,
     /// Pause semantics.
     pub mode: PfcMode,
+    /// A PFC storm watchdog on every PFC port it names (Azure §3.1); none
+    /// by default.
+    pub watchdog: Option<crate::fc::WatchdogConfig>,
 }
 
 impl Default for PfcConfig {
@@ -20,6 +23,7 @@ impl Default for PfcConfig {
         PfcConfig {
             enabled: true,
             mode: PfcMode::UntilResume,
+            watchdog: None,
         }
     }
 }
@@ -348,6 +352,11 @@ pub struct NetConfig {
     /// Per-port overrides; a later rule for the same port replaces the
     /// fields it sets.
     pub ports: Vec<PortRule>,
+    /// Ports that send pause frames without end (injected PFC storms).
+    pub pfc_storms: Vec<crate::fc::StormConfig>,
+    /// DCQCN per NIC generation on the hosts it lists (Azure §7.2); none
+    /// by default.
+    pub dcqcn_fleet: Option<crate::cc::DcqcnFleet>,
 }
 
 impl Default for NetConfig {
@@ -364,6 +373,8 @@ impl Default for NetConfig {
             link_down: Vec::new(),
             qlen_monitor: None,
             ports: Vec::new(),
+            pfc_storms: Vec::new(),
+            dcqcn_fleet: None,
         }
     }
 }

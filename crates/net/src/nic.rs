@@ -85,7 +85,17 @@ impl Qp {
             start: now,
             snd: SendSeq::default(),
             next_avail: now,
-            cc: cfg.cc.build(&env),
+            cc: match (&cfg.dcqcn_fleet, &cfg.cc) {
+                (Some(fleet), crate::cc::CcConfig::Dcqcn(c)) => match fleet.gen_of(f.src) {
+                    Some(g) => crate::cc::CcConfig::Dcqcn(crate::cc::DcqcnConfig {
+                        cut_every_cnp: fleet.rp_cuts_every_cnp(g),
+                        ..c.clone()
+                    })
+                    .build(&env),
+                    None => cfg.cc.build(&env),
+                },
+                _ => cfg.cc.build(&env),
+            },
             timer_version: [0; N_CC_TIMERS + 1],
             end: None,
             retransmitted: 0,
@@ -373,6 +383,7 @@ impl Host<'_> {
     #[inline(always)]
     fn receive_data(&mut self, pkt: &Packet, cx: &mut Ctx) {
         let now = cx.now;
+        let cnp = pkt.ecn_ce && self.np_may_send(pkt, now);
         let flow = pkt.flow as usize;
         let payload = u64::from(pkt.payload);
         let nic_cfg = &self.cfg.nic;
@@ -394,7 +405,7 @@ impl Host<'_> {
             kind,
             class,
             ecn_ce: false,
-            cnp: pkt.ecn_ce,
+            cnp,
             ingress: 0,
             size: nic_cfg
                 .ack_bytes
@@ -414,6 +425,21 @@ impl Host<'_> {
         };
         self.nic.acks.push_back(ack);
         self.try_send(cx);
+    }
+
+    /// Whether a CNP goes back for marked data `pkt`: always, unless a
+    /// DCQCN fleet makes this NIC's NP coalesce (`cc/dcqcn_gen.rs`).
+    #[cold]
+    fn np_may_send(&mut self, pkt: &Packet, now: Time) -> bool {
+        let Some(fleet) = &self.cfg.dcqcn_fleet else {
+            return true;
+        };
+        let mut last = self.nic.last_cnp.get(&pkt.flow).copied();
+        let ok = fleet.np_may_send(pkt.dst, now, &mut last);
+        if let Some(t) = last {
+            self.nic.last_cnp.insert(pkt.flow, t);
+        }
+        ok
     }
 
     /// Sender side (peer `ReceiveAck`).

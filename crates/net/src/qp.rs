@@ -19,6 +19,9 @@ pub(crate) struct Nic {
     pub rr_last: usize,
     /// Pending pacing wake-up, `Time::MAX` if none.
     pub wake_at: Time,
+    /// With a DCQCN fleet: when this NIC last sent a CNP, per flow it
+    /// receives (its NP's coalescing).
+    pub last_cnp: std::collections::HashMap<u32, Time>,
 }
 
 #[derive(Debug)]

@@ -88,6 +88,9 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         }
         net.link_down.push((at, f.a, f.b));
     }
+    for (i, s) in doc.pfc_storm.iter().flatten().enumerate() {
+        net.pfc_storms.push(build_storm(&cx, &topo, i, s)?);
+    }
     net.stop_time = Some(match &doc.run.stop {
         Some(s) => {
             let stop = Time(cx.positive_time("run.stop", s)?.ps());
@@ -110,6 +113,9 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         }
     });
     net.cc = build_cc(&cx, &doc.cc)?;
+    if let Some(f) = &doc.dcqcn_fleet {
+        super::fleet::build_fleet(&cx, f, &topo, &mut net)?;
+    }
     build_pfc(&cx, &doc.pfc, &mut net)?;
     build_buffer(&cx, &doc.buffer, &mut net)?;
     build_ecn(&cx, &doc.ecn, &mut net)?;
@@ -226,4 +232,60 @@ pub fn build_timeseries(
         Some(t) => monitor(&cx, t, s).map(Some),
         None => Ok(None),
     }
+}
+
+/// Default time between an injected storm's pause frames (rdmasim's
+/// choice: the paper's storms are "continuous").
+pub(super) const DEFAULT_STORM_INTERVAL: &str = "10us";
+
+/// `[[pfc_storm]]` number `i`.
+fn build_storm(
+    cx: &Ctx<'_>,
+    topo: &topo::Topology,
+    i: usize,
+    s: &super::doc::PfcStormSection,
+) -> R<net::fc::StormConfig> {
+    let path = format!("pfc_storm[{i}]");
+    let linked = topo
+        .links
+        .iter()
+        .any(|l| (l.a, l.b) == (s.node, s.peer) || (l.a, l.b) == (s.peer, s.node));
+    if !linked {
+        return Err(cx.err(
+            &format!("{path}.peer"),
+            format!("nodes {} and {} share no link", s.node, s.peer),
+        ));
+    }
+    let class = s.class.unwrap_or(super::workload::DEFAULT_PG);
+    if class == 0 || usize::from(class) >= net::wire::N_CLASSES {
+        return Err(cx.err(
+            &format!("{path}.class"),
+            format!(
+                "{class}: a storm pauses a class from 1 to {} (class 0 is never paused)",
+                net::wire::N_CLASSES - 1
+            ),
+        ));
+    }
+    let at = |key: &str, v: &Option<String>| -> R<Option<Time>> {
+        v.as_ref()
+            .map(|v| Ok(Time(cx.time(&format!("{path}.{key}"), v)?.ps())))
+            .transpose()
+    };
+    let start = at("start", &s.start)?.unwrap_or(Time::ZERO);
+    let stop = at("stop", &s.stop)?.unwrap_or(Time::MAX);
+    if stop <= start {
+        return Err(cx.err(&format!("{path}.stop"), "must be after start"));
+    }
+    let interval = cx.positive_time(
+        &format!("{path}.interval"),
+        s.interval.as_deref().unwrap_or(DEFAULT_STORM_INTERVAL),
+    )?;
+    Ok(net::fc::StormConfig {
+        node: s.node,
+        peer: s.peer,
+        class,
+        start,
+        stop,
+        interval,
+    })
 }

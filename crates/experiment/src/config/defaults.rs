@@ -22,6 +22,7 @@ const PEER: &str = "HPCC sim";
 /// in comments.
 pub fn defaults_toml() -> String {
     let n = NetConfig::default();
+    let wd = net::fc::WatchdogConfig::default();
     let mut s = String::new();
     let (headroom, factor) = match n.buffer.headroom {
         Headroom::RateDelay { factor } => ("auto".to_string(), factor),
@@ -135,6 +136,32 @@ resume_offset = "{resume}"           # {PEER} `switch-mmu.cc` (resume at thresho
 # a = 0
 # b = 16
 
+# PFC storm watchdog on every PFC port (Azure §3.1; docs/pfc-watchdog.md).
+# Off by default.
+# [pfc.watchdog]
+# detect = "{wd_detect}"               # rdmasim's choice (the paper: "hundreds of ms")
+# restore = "{wd_restore}"              # rdmasim's choice (SONiC's rule: no pause frame for this long)
+# action = "{wd_action}"                # or "forward"
+# drop_interval = "{wd_drop}"           # rdmasim's choice
+# on = "all"                     # or "switches", "hosts"
+
+# Injected PFC storms: node pauses its neighbour peer without end (Azure
+# §3.1). None by default.
+# [[pfc_storm]]
+# node = 0
+# peer = 16
+# class = {pg}
+# start = "0s"
+# interval = "{storm_interval}"             # rdmasim's choice
+
+# DCQCN per NIC generation on the hosts listed (Azure §7.2;
+# docs/dcqcn-generations.md). Off by default.
+# [dcqcn_fleet]
+# gen1 = [0, 1]
+# gen2 = [2]
+# gen1_cnp_interval = "{gen1_cnp}"    # DCQCN §3, the NP algorithm (the paper gives none)
+# interop_fix = false
+
 [ecn]
 enabled = {ecn_on}                    # {PEER} ENABLE_QCN
 # Thresholds per port speed (a [[ecn.thresholds]] list replaces all of these);
@@ -160,6 +187,12 @@ enabled = {ecn_on}                    # {PEER} ENABLE_QCN
         shift = b.alpha_shift,
         resume = fmt_bytes(b.resume_offset),
         ecn_on = n.ecn.enabled,
+        wd_detect = fmt_delta(wd.detect),
+        wd_restore = fmt_delta(wd.restore),
+        wd_action = wd.action.name(),
+        wd_drop = fmt_delta(wd.drop_interval),
+        storm_interval = super::build::DEFAULT_STORM_INTERVAL,
+        gen1_cnp = fmt_delta(super::fleet::DEFAULT_GEN1_CNP_INTERVAL),
     );
     for t in &n.ecn.thresholds {
         let _ = write!(

@@ -67,6 +67,10 @@ pub struct ConfigDoc {
     pub timeseries: Option<TimeseriesSection>,
     /// `[[link_down]]`: link failures.
     pub link_down: Option<Vec<LinkDownSection>>,
+    /// `[[pfc_storm]]`: ports that pause without end.
+    pub pfc_storm: Option<Vec<PfcStormSection>>,
+    /// `[dcqcn_fleet]`: DCQCN per NIC generation.
+    pub dcqcn_fleet: Option<super::fleet::DcqcnFleetSection>,
     /// `[ports.*]`: per-port buffer and flow-control settings.
     #[serde(default)]
     pub ports: PortsSection,
@@ -95,6 +99,26 @@ pub struct LinkDownSection {
     pub a: u32,
     /// The other end.
     pub b: u32,
+}
+
+/// `[[pfc_storm]]`: from `start` to `stop`, node `node` sends a pause
+/// frame of class `class` to its neighbour `peer` every `interval` (an
+/// injected PFC storm, Azure §3.1).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcStormSection {
+    /// The storming node (a host or a switch).
+    pub node: u32,
+    /// The neighbour it pauses.
+    pub peer: u32,
+    /// The class it pauses; default the workload's default class.
+    pub class: Option<u8>,
+    /// First pause frame; default 0.
+    pub start: Option<String>,
+    /// A resume, and the end; default never.
+    pub stop: Option<String>,
+    /// Between pause frames; default 10 µs.
+    pub interval: Option<String>,
 }
 
 /// `[output]`.

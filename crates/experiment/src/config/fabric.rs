@@ -1,6 +1,7 @@
 //! The switches' shared settings: `[pfc]`, `[buffer]` and `[ecn]`.
 
 use super::ctx::{Ctx, R};
+use net::fc::{WatchdogAction, WatchdogConfig};
 use net::{EcnThreshold, Headroom, NetConfig, PfcMode};
 use serde::Deserialize;
 
@@ -52,6 +53,24 @@ pub struct PfcSection {
     pub quanta: Option<u16>,
     /// `quanta` mode: refresh after this fraction of the pause time.
     pub refresh_fraction: Option<f64>,
+    /// `[pfc.watchdog]`: present means on.
+    pub watchdog: Option<WatchdogSection>,
+}
+
+/// `[pfc.watchdog]`: the PFC storm watchdog (Azure §3.1).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatchdogSection {
+    /// A class paused this long without a break is a storm.
+    pub detect: Option<String>,
+    /// Restored once no pause frame came for this long.
+    pub restore: Option<String>,
+    /// `"drop"` or `"forward"`.
+    pub action: Option<String>,
+    /// How often a storming class's queue is emptied (`drop`).
+    pub drop_interval: Option<String>,
+    /// `"all"`, `"switches"` or `"hosts"`.
+    pub on: Option<String>,
 }
 
 /// `[buffer]`.
@@ -129,7 +148,54 @@ pub(super) fn build_pfc(cx: &Ctx<'_>, s: &PfcSection, net: &mut NetConfig) -> R<
             }
         }
     }
+    if let Some(w) = &s.watchdog {
+        net.pfc.watchdog = Some(build_watchdog(cx, w)?);
+    }
     Ok(())
+}
+
+/// `pfc.watchdog.on`'s values: (name, switches, hosts).
+const WATCHDOG_ON: [(&str, bool, bool); 3] = [
+    ("all", true, true),
+    ("switches", true, false),
+    ("hosts", false, true),
+];
+
+fn build_watchdog(cx: &Ctx<'_>, s: &WatchdogSection) -> R<WatchdogConfig> {
+    let mut w = WatchdogConfig::default();
+    if let Some(v) = &s.detect {
+        w.detect = cx.positive_time("pfc.watchdog.detect", v)?;
+    }
+    if let Some(v) = &s.restore {
+        w.restore = cx.positive_time("pfc.watchdog.restore", v)?;
+    }
+    if let Some(v) = &s.drop_interval {
+        w.drop_interval = cx.positive_time("pfc.watchdog.drop_interval", v)?;
+    }
+    if let Some(v) = &s.action {
+        w.action = WatchdogAction::ALL
+            .iter()
+            .find(|(n, _)| n == v)
+            .map(|&(_, a)| a)
+            .ok_or_else(|| {
+                cx.err(
+                    "pfc.watchdog.action",
+                    format!("'{v}' is not an action (\"drop\" or \"forward\")"),
+                )
+            })?;
+    }
+    if let Some(v) = &s.on {
+        let &(_, switches, hosts) =
+            WATCHDOG_ON.iter().find(|(n, _, _)| n == v).ok_or_else(|| {
+                cx.err(
+                    "pfc.watchdog.on",
+                    format!("'{v}' is not one of \"all\", \"switches\", \"hosts\""),
+                )
+            })?;
+        w.switches = switches;
+        w.hosts = hosts;
+    }
+    Ok(w)
 }
 
 pub(super) fn build_buffer(cx: &Ctx<'_>, s: &BufferSection, net: &mut NetConfig) -> R<()> {

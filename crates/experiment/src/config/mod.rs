@@ -20,6 +20,7 @@ mod ctx;
 mod defaults;
 mod doc;
 mod fabric;
+mod fleet;
 mod nic;
 mod parse;
 mod ports;
@@ -38,11 +39,12 @@ pub use cc::{
     TimelySection,
 };
 pub use defaults::defaults_toml;
-pub use doc::{Config, ConfigDoc, LinkDownSection, OutputSection, RunSection};
+pub use doc::{Config, ConfigDoc, LinkDownSection, OutputSection, PfcStormSection, RunSection};
 pub use fabric::{
-    BufferSection, EcnSection, EcnThresholdSection, PfcModeKey, PfcSection, DEFAULT_PFC_QUANTA,
-    DEFAULT_PFC_REFRESH,
+    BufferSection, EcnSection, EcnThresholdSection, PfcModeKey, PfcSection, WatchdogSection,
+    DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH,
 };
+pub use fleet::DcqcnFleetSection;
 pub use nic::{NicSection, TransportKind, TransportSection};
 pub use parse::{load_config, parse_config};
 pub use ports::{PortSection, PortsSection};

@@ -1078,4 +1078,53 @@ fn bfc_and_flowsail_port_keys() {
     }
     let e = err_of(&with("pfc", "bfc_queues = 8\n"));
     assert!(e.contains("only with fc = \"bfc\""), "{e}");
+/// `[pfc.watchdog]` and `[[pfc_storm]]` build what they say, and each bad
+/// value is one error naming its key.
+#[test]
+fn watchdog_and_storm_keys() {
+    let text = format!(
+        "{SMALL}\n[pfc.watchdog]\ndetect = \"300us\"\non = \"switches\"\n\n\
+         [[pfc_storm]]\nnode = 3\npeer = 4\nstop = \"1ms\"\n"
+    );
+    let s = build_scenario(&parse_config(&text, "t.toml").unwrap(), Path::new("")).unwrap();
+    let w = s.net.pfc.watchdog.expect("watchdog on");
+    assert_eq!(w.detect, Delta::from_us(300));
+    assert!(w.switches && !w.hosts);
+    assert_eq!(s.net.pfc_storms.len(), 1);
+    let st = s.net.pfc_storms[0];
+    assert_eq!((st.node, st.peer, st.class), (3, 4, 3));
+    assert_eq!(st.stop, Time::from_ns(1_000_000));
+    assert_eq!(st.interval, Delta::from_us(10));
+    // Without the tables, neither is on.
+    let s = build_scenario(&parse_config(SMALL, "t.toml").unwrap(), Path::new("")).unwrap();
+    assert!(s.net.pfc.watchdog.is_none() && s.net.pfc_storms.is_empty());
+    for (bad, key, says) in [
+        ("action = \"stop\"", "pfc.watchdog.action", "not an action"),
+        (
+            "detect = \"0s\"",
+            "pfc.watchdog.detect",
+            "greater than zero",
+        ),
+        ("on = \"nics\"", "pfc.watchdog.on", "not one of"),
+    ] {
+        let e = err_of(&format!("{SMALL}\n[pfc.watchdog]\n{bad}\n"));
+        assert!(e.contains(key) && e.contains(says), "{e}");
+        assert!(e.starts_with("t.toml:"), "{e}");
+    }
+    for (bad, key, says) in [
+        ("node = 0\npeer = 1", "pfc_storm[0].peer", "share no link"),
+        (
+            "node = 0\npeer = 4\nclass = 0",
+            "pfc_storm[0].class",
+            "class 0",
+        ),
+        (
+            "node = 0\npeer = 4\nstart = \"2ms\"\nstop = \"1ms\"",
+            "pfc_storm[0].stop",
+            "after start",
+        ),
+    ] {
+        let e = err_of(&format!("{SMALL}\n[[pfc_storm]]\n{bad}\n"));
+        assert!(e.contains(key) && e.contains(says), "{e}");
+    }
 }

@@ -40,6 +40,9 @@ pub(crate) struct RunFiles<'a> {
     pub(crate) timeseries: Option<&'a net::monitor::TimeSeries>,
     pub(crate) ports: &'a [net::PortReport],
     pub(crate) bifrost_trace: Option<&'a str>,
+    /// Whether the run had a PFC storm watchdog: `ports.csv` then has its
+    /// columns ([`PORTS_CSV_WATCHDOG_COLUMNS`]).
+    pub(crate) watchdog: bool,
 }
 
 /// The header of `bifrost_trace.csv`: per Bifrost port and slot, the
@@ -82,15 +85,29 @@ pub const PORTS_CSV_HEADER: &str = "node,port,is_switch,tx_bytes,tx_data,drops,c
                                     ecn_marks,peak_queue,peak_ingress,pause_tx,resume_tx,\
                                     pause_rx,resume_rx,paused_ns";
 
+/// The columns `ports.csv` adds when the run has a PFC storm watchdog
+/// (`[pfc.watchdog]`): storms detected and restored at the port's egress,
+/// and frames it dropped while they lasted. Runs without one keep the
+/// file as it was.
+pub const PORTS_CSV_WATCHDOG_COLUMNS: &str = ",pfc_storms,pfc_restores,storm_dropped";
+
 /// `ports.csv`: one row per port (every node, link order): traffic, drops
 /// at its ingress, marks, queue peaks and flow-control counters summed
-/// over classes.
-pub fn write_ports_csv(ports: &[net::PortReport], w: &mut impl Write) -> io::Result<()> {
-    writeln!(w, "{PORTS_CSV_HEADER}")?;
+/// over classes; with `watchdog`, the watchdog's counters too.
+pub fn write_ports_csv(
+    ports: &[net::PortReport],
+    watchdog: bool,
+    w: &mut impl Write,
+) -> io::Result<()> {
+    if watchdog {
+        writeln!(w, "{PORTS_CSV_HEADER}{PORTS_CSV_WATCHDOG_COLUMNS}")?;
+    } else {
+        writeln!(w, "{PORTS_CSV_HEADER}")?;
+    }
     for p in ports {
         let c = &p.counters;
         let sum = |a: &[u64]| a.iter().sum::<u64>();
-        writeln!(
+        write!(
             w,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             p.node,
@@ -109,6 +126,16 @@ pub fn write_ports_csv(ports: &[net::PortReport], w: &mut impl Write) -> io::Res
             sum(&p.fc.resume_rx),
             sum(&p.fc.paused_ps) / 1000,
         )?;
+        if watchdog {
+            write!(
+                w,
+                ",{},{},{}",
+                sum(&p.fc.storms),
+                sum(&p.fc.restores),
+                c.flushed
+            )?;
+        }
+        writeln!(w)?;
     }
     Ok(())
 }
@@ -251,7 +278,9 @@ pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), Experime
 
 fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     write_file(&tmp.join("flows.csv"), |w| write_flows_csv(f.records, w))?;
-    write_file(&tmp.join("ports.csv"), |w| write_ports_csv(f.ports, w))?;
+    write_file(&tmp.join("ports.csv"), |w| {
+        write_ports_csv(f.ports, f.watchdog, w)
+    })?;
     if let Some(t) = f.bifrost_trace {
         write_file(&tmp.join("bifrost_trace.csv"), |w| {
             w.write_all(t.as_bytes())

@@ -47,6 +47,10 @@ pub struct DcqcnConfig {
     pub clamp_target_rate: bool,
     /// Rate multiplier on the first CNP (`RateOnFirstCnp`, 1.0).
     pub rate_on_first_cnp: f64,
+    /// Cut the rate on every CNP at once, with no rate-decrease window
+    /// (Azure §7.2: Gen1's reaction point, and Gen2/3's with the interop
+    /// fix); false: the peer's check every `decrease_interval`.
+    pub cut_every_cnp: bool,
 }
 
 impl Default for DcqcnConfig {
@@ -62,6 +66,7 @@ impl Default for DcqcnConfig {
             fast_recovery_times: 1,
             clamp_target_rate: false,
             rate_on_first_cnp: 1.0,
+            cut_every_cnp: false,
         }
     }
 }
@@ -115,6 +120,19 @@ impl Dcqcn {
     /// Target rate.
     pub fn target(&self) -> Rate {
         Rate(self.rt)
+    }
+
+    /// Cut the rate (peer `CheckRateDecreaseMlx`, when a CNP arrived).
+    fn decrease(&mut self, now: Time, t: &mut TimerRequests) {
+        let clamp = self.cfg.clamp_target_rate || self.stage != 0;
+        if clamp {
+            self.rt = self.rc;
+        }
+        let cut = (self.rc as f64 * (1.0 - self.alpha / 2.0)) as u64;
+        self.rc = cut.max(self.cfg.min_rate.0);
+        self.stage = 0;
+        self.decrease_cnp_arrived = false;
+        t.set(INCREASE, now + self.cfg.rp_timer);
     }
 
     /// Apply every alpha tick at or before `now` (peer `UpdateAlphaMlx`):
@@ -190,7 +208,9 @@ impl CongestionControl for Dcqcn {
             self.rt = r;
             self.first_cnp = false;
         }
-        if !self.decrease_pending {
+        if self.cfg.cut_every_cnp {
+            self.decrease(now, t);
+        } else if !self.decrease_pending {
             self.decrease_pending = true;
             t.set(DECREASE, self.next_decrease_tick(now));
         }
@@ -203,15 +223,7 @@ impl CongestionControl for Dcqcn {
                 self.decrease_pending = false;
                 self.catch_up_alpha(now);
                 if self.decrease_cnp_arrived {
-                    let clamp = self.cfg.clamp_target_rate || self.stage != 0;
-                    if clamp {
-                        self.rt = self.rc;
-                    }
-                    let cut = (self.rc as f64 * (1.0 - self.alpha / 2.0)) as u64;
-                    self.rc = cut.max(self.cfg.min_rate.0);
-                    self.stage = 0;
-                    self.decrease_cnp_arrived = false;
-                    t.set(INCREASE, now + self.cfg.rp_timer);
+                    self.decrease(now, t);
                 }
             }
             // Peer `RateIncEventTimerMlx`: re-arm, increase, then stage++.

@@ -9,6 +9,7 @@
 //! Adding a scheme: a file here, a variant in [`AnyCc`] and [`CcConfig`].
 
 mod dcqcn;
+mod dcqcn_gen;
 mod dctcp;
 mod hooks;
 mod hpcc;
@@ -18,6 +19,7 @@ mod swift;
 mod timely;
 
 pub use dcqcn::{Dcqcn, DcqcnConfig};
+pub use dcqcn_gen::{DcqcnFleet, DcqcnGen};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use hooks::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
 pub use hpcc::{Hpcc, HpccConfig};

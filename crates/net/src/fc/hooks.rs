@@ -59,6 +59,11 @@ pub struct FcCounters {
     pub resume_rx: [u64; N_CLASSES],
     /// Picoseconds this port's egress spent paused, per class.
     pub paused_ps: [u64; N_CLASSES],
+    /// PFC storms a watchdog detected on this port's egress, per class
+    /// (`fc/watchdog.rs`).
+    pub storms: [u64; N_CLASSES],
+    /// Of those, the ones it restored (PFC obeyed again).
+    pub restores: [u64; N_CLASSES],
 }
 
 /// The hooks every flow-control scheme implements; each has a no-op default.
@@ -122,6 +127,60 @@ pub trait FlowControl {
     /// Counters so far (paused time closed at `now`).
     fn counters(&self, _now: Time) -> FcCounters {
         FcCounters::default()
+    }
+}
+
+/// When the flow control a wrapper holds (a watchdog, a storm source)
+/// wants its timer. A port has one timer, and each arming replaces the one
+/// before; a wrapper that arms its own must arm the earlier of the two.
+#[derive(Clone, Copy, Debug)]
+pub struct InnerTimer {
+    /// The wrapped scheme's pending timer (`Time::MAX`: none).
+    pub at: Time,
+}
+
+impl Default for InnerTimer {
+    fn default() -> Self {
+        InnerTimer { at: Time::MAX }
+    }
+}
+
+impl InnerTimer {
+    /// Run a hook of the wrapped scheme with `out`, keeping the timer it
+    /// asks for here instead of in `out` (which keeps what it held).
+    /// Returns whether it asked for one.
+    #[inline]
+    pub fn call(&mut self, out: &mut FcOutbox, f: impl FnOnce(&mut FcOutbox)) -> bool {
+        let before = out.timer.take();
+        f(out);
+        let armed = out.timer.take();
+        out.timer = before;
+        if let Some(t) = armed {
+            self.at = t;
+        }
+        armed.is_some()
+    }
+
+    /// Arm the port's timer at the earlier of the wrapped scheme's and
+    /// `own` (nothing if neither wants one).
+    #[inline]
+    pub fn arm(&self, own: Time, out: &mut FcOutbox) {
+        let t = self.at.min(own);
+        if t != Time::MAX {
+            out.timer = Some(t);
+        }
+    }
+
+    /// The port's timer fired at `now`: whether it was the wrapped
+    /// scheme's (then it is forgotten: the scheme arms again if it needs).
+    #[inline]
+    pub fn due(&mut self, now: Time) -> bool {
+        if self.at <= now {
+            self.at = Time::MAX;
+            true
+        } else {
+            false
+        }
     }
 }
 

@@ -21,7 +21,9 @@ mod flowsail;
 mod hooks;
 mod ideal_per_flow;
 mod pfc;
+mod storm;
 mod swing;
+mod watchdog;
 
 pub use bfc::BfcConfig;
 pub use bifrost::{
@@ -31,10 +33,12 @@ pub use bifrost::{
 pub use cbfc::{Cbfc, CbfcConfig, CbfcStats};
 pub use flow_pause::{FlowPauseCounts, QueueMapping, MAX_QUEUES};
 pub use flowsail::FlowSailConfig;
-pub use hooks::{FcCounters, FcOutbox, FlowControl, IngressState, Lossy};
+pub use hooks::{FcCounters, FcOutbox, FlowControl, IngressState, InnerTimer, Lossy};
 pub use ideal_per_flow::{IdealPerFlow, IdealPerFlowConfig, IdealPerFlowStats};
 pub use pfc::{quanta_duration, Pfc, PfcMode};
+pub use storm::{PfcStorm, StormConfig};
 pub use swing::SwingRelay;
+pub use watchdog::{PfcWatchdog, WatchdogAction, WatchdogConfig};
 
 use crate::wire::{Packet, QueueKey};
 use engine::{Rate, Time};
@@ -70,6 +74,12 @@ pub enum AnyFc {
     /// FlowSail: the port's per-flow PAUSE/RESUME counts; its switch
     /// egress (`egress/flowsail.rs`) decides, isolates and pauses queues.
     FlowSail(Box<FlowPauseCounts>),
+    /// A port's flow control under a PFC storm watchdog (Azure §3.1).
+    /// Boxed, as few ports run it.
+    Watchdog(Box<PfcWatchdog<AnyFc>>),
+    /// A port that sends pause frames without end (a storm, Azure §3.1),
+    /// around its own flow control.
+    Storm(Box<PfcStorm<AnyFc>>),
 }
 
 impl AnyFc {
@@ -79,6 +89,8 @@ impl AnyFc {
         match self {
             AnyFc::Lossy(_) => true,
             AnyFc::Swing(s) => s.inner().is_lossy(),
+            AnyFc::Watchdog(w) => w.inner().is_lossy(),
+            AnyFc::Storm(s) => s.inner().is_lossy(),
             _ => false,
         }
     }
@@ -160,6 +172,8 @@ macro_rules! each {
             AnyFc::IdealPerFlow($f) => $e,
             AnyFc::Bfc($f) => $e,
             AnyFc::FlowSail($f) => $e,
+            AnyFc::Watchdog($f) => $e,
+            AnyFc::Storm($f) => $e,
         }
     };
 }
