@@ -12,6 +12,7 @@
 use clap::{Parser, Subcommand};
 use experiment::fmt::{fmt_count, fmt_ns, fmt_time, num};
 use experiment::{config, ExperimentError, RunOptions, RunReport, Scenario};
+use net::capture::CaptureConfig;
 use net::monitor::MonitorConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -135,6 +136,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 print_notes: true,
                 config_toml: None,
                 timeseries: None,
+                capture: None,
             };
             let report = experiment::run_peer_config(&config, &opts)?;
             finish(&report)
@@ -159,13 +161,21 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
 }
 
-/// A TOML config's text as written, its scenario and its time series,
-/// `seed` replacing its `run.seed`; the note on the time series' size, if
-/// any, is printed.
+/// A TOML config's text as written, its scenario, its time series and
+/// its packet capture, `seed` replacing its `run.seed`; the note on the
+/// time series' size, if any, is printed.
 fn build_toml(
     path: &Path,
     seed: Option<u64>,
-) -> Result<(String, Scenario, Option<MonitorConfig>), ExperimentError> {
+) -> Result<
+    (
+        String,
+        Scenario,
+        Option<MonitorConfig>,
+        Option<CaptureConfig>,
+    ),
+    ExperimentError,
+> {
     let mut cfg = config::load_config(path)?;
     if let Some(seed) = seed {
         cfg.set_seed(seed);
@@ -178,7 +188,8 @@ fn build_toml(
     {
         eprintln!("rdmasim: note: {note}");
     }
-    Ok((cfg.text, scenario, timeseries))
+    let capture = config::build_capture(&cfg, &scenario)?;
+    Ok((cfg.text, scenario, timeseries, capture))
 }
 
 fn run_toml(
@@ -187,7 +198,7 @@ fn run_toml(
     seed: Option<u64>,
     quiet: bool,
 ) -> Result<u8, Failure> {
-    let (mut text, scenario, timeseries) = build_toml(path, seed)?;
+    let (mut text, scenario, timeseries, capture) = build_toml(path, seed)?;
     if let Some(seed) = seed {
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
@@ -198,6 +209,7 @@ fn run_toml(
         print_notes: true,
         config_toml: Some(text),
         timeseries,
+        capture,
     };
     let report = experiment::run_scenario(scenario, Some(&out_dir), &opts)?;
     finish(&report)
@@ -206,7 +218,7 @@ fn run_toml(
 /// `rdmasim check`: build the config's network and flows as a run would,
 /// print its notes and what it would run, and run nothing.
 fn check_toml(path: &Path) -> Result<u8, Failure> {
-    let (_, scenario, timeseries) = build_toml(path, None)?;
+    let (_, scenario, timeseries, _) = build_toml(path, None)?;
     let c = experiment::check_scenario(scenario, timeseries.as_ref())?;
     for n in &c.notes {
         eprintln!("rdmasim: note: {n}");

@@ -455,12 +455,14 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
         let mut s = config::build_scenario(&r.config, base_dir)?;
         s.name = r.name.clone();
         let timeseries = config::build_timeseries(&r.config, &s)?;
+        let capture = config::build_capture(&r.config, &s)?;
         let opts = RunOptions {
             progress: false,
             quiet: true,
             print_notes: false,
             config_toml: Some(r.config_toml.clone()),
             timeseries,
+            capture,
         };
         let report = run_scenario(s, Some(&dir.join(&r.name)), &opts)?;
         Ok((report.invariant_failures, report.notes))
