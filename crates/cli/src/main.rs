@@ -12,6 +12,7 @@
 use clap::{CommandFactory, Parser, Subcommand};
 use experiment::fmt::{fmt_count, fmt_ns, fmt_time, num};
 use experiment::{config, ExperimentError, RunOptions, RunReport, Scenario};
+use net::capture::CaptureConfig;
 use net::monitor::MonitorConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -168,6 +169,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 config_notes: Vec::new(),
                 config_toml: None,
                 timeseries: None,
+                capture: None,
             };
             let report =
                 experiment::run_peer_config(&config, out.as_deref(), timeseries.as_deref(), &opts)?;
@@ -212,9 +214,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
 }
 
 /// A TOML config's text as written, its scenario, its time series and
-/// the notes on the defaults it relies on ([`config::default_notes`]),
-/// `seed` replacing its `run.seed`; the note on the time series' size, if
-/// any, is printed.
+/// the notes on the defaults it relies on ([`config::default_notes`]) and
+/// its packet capture, `seed` replacing its `run.seed`; the note on the
+/// time series' size, if any, is printed.
 fn build_toml(path: &Path, seed: Option<u64>) -> Result<BuiltToml, ExperimentError> {
     let mut cfg = config::load_config(path)?;
     if let Some(seed) = seed {
@@ -229,11 +231,18 @@ fn build_toml(path: &Path, seed: Option<u64>) -> Result<BuiltToml, ExperimentErr
         eprintln!("rdmasim: note: {note}");
     }
     let notes = config::default_notes(&cfg);
-    Ok((cfg.text, scenario, timeseries, notes))
+    let capture = config::build_capture(&cfg, &scenario)?;
+    Ok((cfg.text, scenario, timeseries, notes, capture))
 }
 
 /// What [`build_toml`] gives.
-type BuiltToml = (String, Scenario, Option<MonitorConfig>, Vec<String>);
+type BuiltToml = (
+    String,
+    Scenario,
+    Option<MonitorConfig>,
+    Vec<String>,
+    Option<CaptureConfig>,
+);
 
 fn run_toml(
     path: &Path,
@@ -241,7 +250,7 @@ fn run_toml(
     seed: Option<u64>,
     quiet: bool,
 ) -> Result<u8, Failure> {
-    let (mut text, scenario, timeseries, config_notes) = build_toml(path, seed)?;
+    let (mut text, scenario, timeseries, config_notes, capture) = build_toml(path, seed)?;
     if let Some(seed) = seed {
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
@@ -253,6 +262,7 @@ fn run_toml(
         config_notes,
         config_toml: Some(text),
         timeseries,
+        capture,
     };
     let report = experiment::run_scenario(scenario, Some(&out_dir), &opts)?;
     finish(&report)
@@ -261,7 +271,7 @@ fn run_toml(
 /// `rdmasim check`: build the config's network and flows as a run would,
 /// print its notes and what it would run, and run nothing.
 fn check_toml(path: &Path) -> Result<u8, Failure> {
-    let (_, scenario, timeseries, config_notes) = build_toml(path, None)?;
+    let (_, scenario, timeseries, config_notes, _) = build_toml(path, None)?;
     let c = experiment::check_scenario(scenario, timeseries.as_ref())?;
     for n in config_notes.iter().chain(&c.notes) {
         eprintln!("rdmasim: note: {n}");

@@ -54,12 +54,96 @@ enum LineKind {
     Other,
 }
 
-/// Strip quotes and spaces from each part of a dotted key.
+/// Strip quotes and spaces from each part of a dotted key, and read the
+/// escapes of a double-quoted part (`"a\tb"` is the key `a<tab>b`, as
+/// the TOML parser names it in its errors).
 fn normalize_key(raw: &str) -> String {
-    raw.split('.')
-        .map(|p| p.trim().trim_matches(|c| c == '"' || c == '\''))
+    split_outside_quotes(raw, '.')
+        .into_iter()
+        .map(|p| {
+            let p = p.trim();
+            match p.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+                Some(q) => unescape(q),
+                None => p.trim_matches(|c| c == '"' || c == '\'').to_string(),
+            }
+        })
         .collect::<Vec<_>>()
         .join(".")
+}
+
+/// The byte offset of the first `sep` in `s` outside quotes (a key
+/// `"a.b"` or `"x=y"` is one key).
+fn find_outside_quotes(s: &str, sep: char) -> Option<usize> {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        match quote {
+            Some(q) => {
+                if c == q && !escaped {
+                    quote = None;
+                }
+                escaped = q == '"' && c == '\\' && !escaped;
+            }
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == sep => return Some(i),
+            None => {}
+        }
+    }
+    None
+}
+
+/// `s` split at each `sep` outside quotes.
+fn split_outside_quotes(s: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = find_outside_quotes(rest, sep) {
+        out.push(&rest[..i]);
+        rest = &rest[i + sep.len_utf8()..];
+    }
+    out.push(rest);
+    out
+}
+
+/// The text of a TOML basic string's contents (`\t`, `\n`, `\"`, `\\`,
+/// `\uXXXX`, ...); an escape TOML does not have is kept as written.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let simple = match chars.clone().next() {
+            Some('b') => Some('\u{8}'),
+            Some('t') => Some('\t'),
+            Some('n') => Some('\n'),
+            Some('f') => Some('\u{c}'),
+            Some('r') => Some('\r'),
+            Some('"') => Some('"'),
+            Some('\\') => Some('\\'),
+            _ => None,
+        };
+        if let Some(e) = simple {
+            chars.next();
+            out.push(e);
+            continue;
+        }
+        let digits = match chars.clone().next() {
+            Some('u') => 4,
+            Some('U') => 8,
+            _ => 0,
+        };
+        let hex: String = chars.clone().skip(1).take(digits).collect();
+        match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+            Some(e) if digits > 0 && hex.len() == digits => {
+                chars.nth(digits);
+                out.push(e);
+            }
+            _ => out.push('\\'),
+        }
+    }
+    out
 }
 
 fn join(header: &str, key: &str) -> String {
@@ -124,13 +208,14 @@ fn scan(text: &str) -> (Vec<LineKind>, Vec<(String, usize)>) {
             continue;
         }
         let kind = if let Some(rest) = t.strip_prefix("[[") {
-            let name = normalize_key(rest.split("]]").next().unwrap_or(""));
+            let end = find_outside_quotes(rest, ']').unwrap_or(rest.len());
+            let name = normalize_key(&rest[..end]);
             let n = arrays.entry(name.clone()).or_insert(0);
             header = format!("{name}[{n}]");
             *n += 1;
             LineKind::Header(header.clone())
         } else if let Some(rest) = t.strip_prefix('[') {
-            header = normalize_key(rest.split(']').next().unwrap_or(""));
+            header = normalize_key(&rest[..find_outside_quotes(rest, ']').unwrap_or(rest.len())]);
             // A table inside the latest element of an array of tables.
             for (name, n) in &arrays {
                 if let Some(sub) = header.strip_prefix(&format!("{name}.")) {
@@ -141,7 +226,7 @@ fn scan(text: &str) -> (Vec<LineKind>, Vec<(String, usize)>) {
             LineKind::Header(header.clone())
         } else if t.starts_with('#') || t.is_empty() {
             LineKind::Other
-        } else if let Some((k, v)) = t.split_once('=') {
+        } else if let Some((k, v)) = find_outside_quotes(t, '=').map(|i| (&t[..i], &t[i + 1..])) {
             value = join(&header, &normalize_key(k));
             element = 0;
             open = 0;
@@ -408,6 +493,19 @@ kind = "poisson"
         let src = "m = [[1, 2], [3]]\nt = { a = 1 }\nx = 2\n";
         assert_eq!(key_line(src, "m[0]"), Some(1));
         assert_eq!(key_line(src, "x"), Some(3));
+    }
+
+    #[test]
+    fn reads_the_escapes_of_a_quoted_key() {
+        let text = "[cc]\n\"ki\\td\" = 1\n'a\\tb' = 2\n\"x\\u0041\\q\" = 3\n";
+        assert_eq!(key_line(text, "cc.ki\td"), Some(2));
+        assert_eq!(key_line(text, "cc.a\\tb"), Some(3));
+        assert_eq!(key_line(text, "cc.xA\\q"), Some(4));
+        // A dot, an equals sign or a bracket inside quotes is part of the key.
+        let text = "[\"a]b\"]\n\"x=y\" = 1\n\"p.q\".r = 2\n";
+        assert_eq!(key_line(text, "a]b.x=y"), Some(2));
+        assert_eq!(key_line(text, "a]b.p.q.r"), Some(3));
+        assert_eq!(at_line(text, 2), At::Key("a]b.x=y".into()));
     }
 
     #[test]

@@ -66,6 +66,11 @@ pub fn run_scenario(
     let n_flows = s.flows.len();
     let flows = std::mem::take(&mut s.flows);
     let (mut sim, mut notes) = build_simulation(&s, flows, opts.timeseries.as_ref())?;
+    if let Some(c) = &opts.capture {
+        sim.capture(c.clone()).map_err(|e| {
+            ExperimentError::Input(InputError::at(s.name.as_str(), None, "capture", e))
+        })?;
+    }
     sim.record_pfc(record_pfc);
     let print_notes = |notes: &[String]| {
         if opts.print_notes {
@@ -91,6 +96,7 @@ pub fn run_scenario(
     };
     let results = sim.results();
     let timeseries = sim.take_timeseries();
+    let capture = sim.take_capture();
     let mut bifrost_csv = String::new();
     for (node, port, h, trace) in sim.bifrost_traces() {
         output::append_bifrost_trace(&mut bifrost_csv, node, port, h, trace);
@@ -99,6 +105,12 @@ pub fn run_scenario(
     if let Some(t) = timeseries.as_ref().and_then(|ts| ts.truncated_at) {
         notes.push(format!(
             "the time series stopped at {} on reaching [timeseries] max_mb",
+            fmt_time(t)
+        ));
+    }
+    if let Some(t) = capture.as_ref().and_then(|c| c.truncated_at) {
+        notes.push(format!(
+            "the packet capture stopped at {} on reaching [capture] max_frames",
             fmt_time(t)
         ));
     }
@@ -119,6 +131,7 @@ pub fn run_scenario(
             ports: &results.ports,
             bifrost_trace: (!bifrost_csv.is_empty()).then_some(bifrost_csv.as_str()),
             watchdog: s.net.pfc.watchdog.is_some(),
+            capture: capture.as_ref(),
         };
         output::write_run_dir(dir, &files)?;
     }

@@ -73,4 +73,7 @@ pub struct RunOptions {
     /// Record a time series ([`crate::config::timeseries`]) and write
     /// `timeseries.csv` (and `qp_rates.csv`) into the run directory.
     pub timeseries: Option<net::monitor::MonitorConfig>,
+    /// Capture frames ([`crate::config::capture`]) and write
+    /// `capture.pcapng` into the run directory.
+    pub capture: Option<net::capture::CaptureConfig>,
 }

@@ -378,7 +378,7 @@ impl Simulation {
                     unscheduled_seq: 0,
                     up: true,
                     held: false,
-                    traced: false,
+                    trace: 0,
                     owner: u16::MAX,
                     line1: CacheLine,
                     line2: CacheLine,

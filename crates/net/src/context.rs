@@ -35,6 +35,9 @@ pub(crate) struct Ctx {
     pub pfc_log: Vec<PfcLogEntry>,
     /// Frames started by ports of traced nodes.
     pub tx_log: Vec<TxLogEntry>,
+    /// The packet capture, when configured (`capture/`): told of every
+    /// frame a port with [`crate::port::TRACE_CAPTURE`] starts.
+    pub capture: Option<Box<crate::capture::Capture>>,
     /// Flows whose last byte was acknowledged, in that order.
     pub completed: Vec<u32>,
     /// Events handled.
@@ -56,6 +59,7 @@ impl Ctx {
             record_pfc: false,
             pfc_log: Vec::new(),
             tx_log: Vec::new(),
+            capture: None,
             completed: Vec::with_capacity(flows),
             events: 0,
             packet_hops: 0,

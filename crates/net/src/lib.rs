@@ -6,6 +6,7 @@
 //! run it, and read its [`RunResults`].
 #![warn(missing_docs, missing_debug_implementations)]
 
+pub mod capture;
 pub mod cc;
 pub mod config;
 pub mod egress;

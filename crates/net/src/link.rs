@@ -5,7 +5,7 @@
 
 use crate::context::Ctx;
 use crate::event::Event;
-use crate::port::{Port, TxLogEntry};
+use crate::port::{Port, TxLogEntry, TRACE_CAPTURE, TRACE_LOG};
 use crate::wire::{InFlight, Packet, PacketKind};
 use engine::Delta;
 
@@ -53,14 +53,24 @@ impl Port {
         if first_in_flight {
             cx.q.push(arrive, Event::LinkDeliver { port: id });
         }
-        if self.traced {
-            self.log_tx(pkt, cx);
+        if self.trace != 0 {
+            self.log_tx(id, pkt, arrive, cx);
         }
     }
 
-    /// Log `pkt`, which this port of a traced node starts to send now.
+    /// Log `pkt`, which this port (global id `id`) starts to send now and
+    /// which reaches the far end at `arrive`: into the log of a traced
+    /// node, and into the packet capture.
     #[inline(never)]
-    fn log_tx(&self, pkt: &Packet, cx: &mut Ctx) {
+    fn log_tx(&self, id: u32, pkt: &Packet, arrive: engine::Time, cx: &mut Ctx) {
+        if self.trace & TRACE_CAPTURE != 0 {
+            if let Some(c) = cx.capture.as_mut() {
+                c.record(id, cx.now, arrive, pkt);
+            }
+        }
+        if self.trace & TRACE_LOG == 0 {
+            return;
+        }
         cx.tx_log.push(TxLogEntry {
             time: cx.now,
             node: self.node,

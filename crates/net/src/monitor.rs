@@ -137,6 +137,39 @@ pub(crate) struct Monitor {
     series: TimeSeries,
 }
 
+/// The global ids of the ports `ports` selects, in its order; an error
+/// names a node or port that does not exist. (The packet capture selects
+/// its ports the same way.)
+pub(crate) fn port_ids(ports: &MonitorPorts, all_ports: &[Port]) -> Result<Vec<u32>, String> {
+    Ok(match ports {
+        MonitorPorts::AllSwitch => (0..all_ports.len() as u32)
+            .filter(|&p| !all_ports[p as usize].is_host)
+            .collect(),
+        MonitorPorts::All => (0..all_ports.len() as u32).collect(),
+        MonitorPorts::List(list) => {
+            let mut ids = Vec::with_capacity(list.len());
+            for &(node, local) in list {
+                let id = all_ports
+                    .iter()
+                    .position(|p| p.node == node && p.local == local)
+                    .ok_or_else(|| {
+                        let n = all_ports.iter().filter(|p| p.node == node).count();
+                        if n == 0 {
+                            format!("node {node} does not exist")
+                        } else {
+                            format!(
+                                "node {node} has no port {local} (its ports are 0 to {})",
+                                n - 1
+                            )
+                        }
+                    })?;
+                ids.push(id as u32);
+            }
+            ids
+        }
+    })
+}
+
 impl Monitor {
     pub(crate) fn new(cfg: MonitorConfig, all_ports: &[Port]) -> Result<Monitor, String> {
         if cfg.interval == Delta::ZERO {
@@ -148,33 +181,7 @@ impl Monitor {
                 N_CLASSES - 1
             ));
         }
-        let port_ids: Vec<u32> = match &cfg.ports {
-            MonitorPorts::AllSwitch => (0..all_ports.len() as u32)
-                .filter(|&p| !all_ports[p as usize].is_host)
-                .collect(),
-            MonitorPorts::All => (0..all_ports.len() as u32).collect(),
-            MonitorPorts::List(list) => {
-                let mut ids = Vec::with_capacity(list.len());
-                for &(node, local) in list {
-                    let id = all_ports
-                        .iter()
-                        .position(|p| p.node == node && p.local == local)
-                        .ok_or_else(|| {
-                            let n = all_ports.iter().filter(|p| p.node == node).count();
-                            if n == 0 {
-                                format!("node {node} does not exist")
-                            } else {
-                                format!(
-                                    "node {node} has no port {local} (its ports are 0 to {})",
-                                    n - 1
-                                )
-                            }
-                        })?;
-                    ids.push(id as u32);
-                }
-                ids
-            }
-        };
+        let port_ids = port_ids(&cfg.ports, all_ports)?;
         let ports = port_ids
             .iter()
             .map(|&id| {

@@ -4,6 +4,7 @@
 //! `results.rs`) read ports and QPs and never the simulation; this module
 //! hands them what they read.
 
+use crate::capture::{Capture, CaptureConfig, CaptureFile};
 use crate::event::Event;
 use crate::fc::{AnyFc, BifrostSlot, FlowControl};
 use crate::monitor::{Monitor, MonitorConfig, TimeSeries};
@@ -68,7 +69,7 @@ impl Simulation {
     /// Log every frame that node `node` starts to transmit.
     pub fn trace_tx(&mut self, node: u32) {
         for p in self.ports.iter_mut().filter(|p| p.node == node) {
-            p.traced = true;
+            p.trace |= crate::port::TRACE_LOG;
         }
     }
 
@@ -258,6 +259,25 @@ impl Simulation {
         if let Some(next) = m.sample(self.cx.now, &self.ports, &self.qps, &self.flows, more) {
             self.cx.q.push(next, Event::Monitor);
         }
+    }
+}
+
+impl Simulation {
+    /// Capture frames as `cfg` says (`capture/`); take them with
+    /// [`Simulation::take_capture`] after the run. Call before running.
+    /// Fails, saying why, on a port that does not exist, a class out of
+    /// range, a flow id no flow has or a zero snap length.
+    pub fn capture(&mut self, cfg: CaptureConfig) -> Result<(), String> {
+        let c = Capture::new(&cfg, &mut self.ports, &self.flows)?;
+        self.cx.capture = Some(Box::new(c));
+        Ok(())
+    }
+
+    /// The frames captured so far, in time order, if
+    /// [`Simulation::capture`] was called; capturing stops.
+    pub fn take_capture(&mut self) -> Option<CaptureFile> {
+        let c = self.cx.capture.take()?;
+        Some(c.finish(&mut self.ports, &self.flows, self.cfg.nic.mtu_payload))
     }
 }
 

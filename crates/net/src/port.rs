@@ -65,8 +65,9 @@ pub(crate) struct Port {
     pub up: bool,
     /// Held by [`Simulation::hold_egress`]: sends nothing until released.
     pub held: bool,
-    /// Its node is traced ([`Simulation::trace_tx`]): log what it sends.
-    pub traced: bool,
+    /// What observes the frames this port starts, a set of `TRACE_*`
+    /// bits; 0 (the usual case) costs `Port::transmit` one test.
+    pub trace: u8,
     /// What the port keeps of its egress here, where every hop reads it:
     /// its kind and the class scheduler's state (egress/mod.rs).
     pub egress_head: EgressHead,
@@ -102,6 +103,13 @@ pub(crate) struct Port {
     /// HPCC-PINT's utilisation estimate of this egress (switch ports).
     pub pint: crate::cc::PintPort,
 }
+
+/// [`Port::trace`]: its node is traced ([`Simulation::trace_tx`]): log
+/// what it sends.
+pub(crate) const TRACE_LOG: u8 = 1;
+/// [`Port::trace`]: the packet capture records what this port sends, or
+/// what its peer receives (`capture/`).
+pub(crate) const TRACE_CAPTURE: u8 = 2;
 
 /// One frame that started transmission at a traced node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! Stage 2: [`ConfigDoc`] → [`Scenario`], every value checked, each
 //! section by the module that declares it.
 
+use super::capture::capture;
 use super::cc::build_cc;
 use super::ctx::{Ctx, R};
 use super::doc::{Config, ConfigDoc};
@@ -14,6 +15,7 @@ use crate::error::ExperimentError;
 use crate::fmt::fmt_time;
 use crate::scenario::Scenario;
 use engine::{InputError, Time};
+use net::capture::CaptureConfig;
 use net::cc::CcConfig;
 use net::monitor::MonitorConfig;
 use net::NetConfig;
@@ -288,4 +290,18 @@ fn build_storm(
         stop,
         interval,
     })
+}
+
+/// The capture settings of `cfg`'s `[capture]` section, checked against
+/// the scenario built from it; `None` when the section is absent.
+pub fn build_capture(cfg: &Config, s: &Scenario) -> Result<Option<CaptureConfig>, ExperimentError> {
+    let cx = Ctx {
+        file: &cfg.file,
+        text: &cfg.text,
+        base: Path::new(""),
+    };
+    match &cfg.doc.capture {
+        Some(c) => capture(&cx, c, s).map(Some),
+        None => Ok(None),
+    }
 }

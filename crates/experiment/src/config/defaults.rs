@@ -255,6 +255,18 @@ record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, 
 # start = "0s"                    # first sample
 # stop = "5ms"                    # default: until the run ends
 # max_mb = {ts_max_mb:?}                  # stop sampling once the files reach about this size
+
+# Packet capture (capture.pcapng, for Wireshark and tshark; docs/capture.md):
+# off unless this section is present; rdmasim's choices.
+# [capture]
+# ports = [{{node = 20, port = 1}}]   # required: "all-switch" | "all" | a list
+# direction = "{cap_dir}"               # "tx" (sent) | "rx" (received) | "both"
+# start = "0s"                      # window start
+# stop = "1ms"                      # window end (excluded); default: until the run ends
+# snaplen = {cap_snap}                     # bytes kept of each frame
+# flows = [0]                       # only these flows (and PFC and credit frames)
+# classes = [3]                     # only these priority classes
+# max_frames = {cap_max}              # stop recording after this many frames
 "#,
         mtu = c.mtu_payload,
         hdr = c.data_header,
@@ -269,6 +281,9 @@ record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, 
         ts_interval = DEFAULT_INTERVAL,
         ts_ports = DEFAULT_PORTS,
         ts_max_mb = DEFAULT_MAX_MB,
+        cap_dir = super::capture::DEFAULT_DIRECTION,
+        cap_snap = super::capture::DEFAULT_SNAPLEN,
+        cap_max = super::capture::DEFAULT_MAX_FRAMES,
         bdpw = c.bdp_window,
         gt = c.global_t,
         vw = c.var_win,

@@ -2,6 +2,7 @@
 //! possible: every section optional, every key an `Option`, unknown keys
 //! rejected. Each section's type is declared by the module that builds it.
 
+use super::capture::CaptureSection;
 use super::cc::CcSection;
 use super::fabric::{BufferSection, EcnSection, PfcSection};
 use super::nic::{NicSection, TransportSection};
@@ -65,6 +66,8 @@ pub struct ConfigDoc {
     pub output: OutputSection,
     /// `[timeseries]`: present means on ([`super::timeseries`]).
     pub timeseries: Option<TimeseriesSection>,
+    /// `[capture]`: present means on ([`super::capture`]).
+    pub capture: Option<CaptureSection>,
     /// `[[link_down]]`: link failures.
     pub link_down: Option<Vec<LinkDownSection>>,
     /// `[[pfc_storm]]`: ports that pause without end.

@@ -15,6 +15,9 @@
 //! re-exports what the rest of rdmasim uses; none of them imports it.
 
 mod build;
+pub mod capture;
+#[cfg(test)]
+mod capture_tests;
 mod cc;
 mod ctx;
 mod defaults;
@@ -32,8 +35,10 @@ mod values;
 mod workload;
 
 pub use build::{
-    base_dir, build_scenario, build_timeseries, default_notes, DEFAULT_STOP_AFTER_LAST_START_S,
+    base_dir, build_capture, build_scenario, build_timeseries, default_notes,
+    DEFAULT_STOP_AFTER_LAST_START_S,
 };
+pub use capture::CaptureSection;
 pub use cc::{
     CcKind, CcSection, DcqcnSection, DctcpSection, HpccSection, PintSection, SwiftSection,
     TimelySection,

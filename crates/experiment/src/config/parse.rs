@@ -63,6 +63,9 @@ fn path_of_named(text: &str, line: usize, name: &str) -> String {
         At::Key(k) => (k, true),
         At::Table(t) => (t, false),
     };
+    if on_line && (base == name || base.ends_with(&format!(".{name}"))) {
+        return base;
+    }
     if on_line {
         let segs: Vec<&str> = base.split('.').collect();
         // An array of tables' header names its entry (`x[0]`): the unknown

@@ -126,7 +126,9 @@ pub(super) fn monitor(cx: &Ctx<'_>, t: &TimeseriesSection, s: &Scenario) -> R<Mo
                 ))
             }
         },
-        Some(toml::Value::Array(list)) => MonitorPorts::List(port_list(cx, list, &s.topo)?),
+        Some(toml::Value::Array(list)) => {
+            MonitorPorts::List(port_list(cx, "timeseries.ports", list, &s.topo)?)
+        }
         Some(_) => {
             return Err(cx.err(
                 "timeseries.ports",
@@ -179,8 +181,14 @@ fn max_rows(cx: &Ctx<'_>, mb: Option<f64>) -> R<u64> {
     Ok(((mb * 1e6) as u64 / ROW_BYTES).max(1))
 }
 
-fn port_list(cx: &Ctx<'_>, list: &[toml::Value], topo: &topo::Topology) -> R<Vec<(u32, u16)>> {
-    let path = "timeseries.ports";
+/// The `(node, port)` pairs of a list like `[{node = 20, port = 1}]` at
+/// key `path`, each checked against `topo`.
+pub(super) fn port_list(
+    cx: &Ctx<'_>,
+    path: &str,
+    list: &[toml::Value],
+    topo: &topo::Topology,
+) -> R<Vec<(u32, u16)>> {
     let mut out = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
         // The field is `path` already: say which entry, not the path again.

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// The files a run directory may hold. Only a directory holding nothing
 /// else is ever replaced.
-pub const RUN_FILES: [&str; 9] = [
+pub const RUN_FILES: [&str; 10] = [
     "flows.csv",
     "bifrost_trace.csv",
     "ports.csv",
@@ -28,6 +28,7 @@ pub const RUN_FILES: [&str; 9] = [
     "config.toml",
     "timeseries.csv",
     "qp_rates.csv",
+    "capture.pcapng",
 ];
 
 /// What goes into a run directory.
@@ -43,6 +44,7 @@ pub(crate) struct RunFiles<'a> {
     /// Whether the run had a PFC storm watchdog: `ports.csv` then has its
     /// columns ([`PORTS_CSV_WATCHDOG_COLUMNS`]).
     pub(crate) watchdog: bool,
+    pub(crate) capture: Option<&'a net::capture::CaptureFile>,
 }
 
 /// The header of `bifrost_trace.csv`: per Bifrost port and slot, the
@@ -299,6 +301,9 @@ fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     }
     if let Some(cfg) = f.config_toml {
         write_file(&tmp.join("config.toml"), |w| w.write_all(cfg.as_bytes()))?;
+    }
+    if let Some(c) = f.capture {
+        write_file(&tmp.join("capture.pcapng"), |w| c.write_pcapng(w))?;
     }
     if let Some(ts) = f.timeseries {
         write_file(&tmp.join("timeseries.csv"), |w| {

@@ -522,13 +522,14 @@ pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
         }
         let text = doc.to_string();
         let base_name = sweep.base.display().to_string();
-        // The time series too: its keys are checked against the scenario
+        // The time series and the capture too: their keys are checked against the scenario
         // (ports, intervals), and a bad one is an input error before the
         // first run, not a failed run.
         let (cfg, notes) = parse_config(&text, &base_name)
             .and_then(|cfg| {
                 let s = config::build_scenario(&cfg, &base_dir)?;
                 config::build_timeseries(&cfg, &s)?;
+                config::build_capture(&cfg, &s)?;
                 Ok((cfg, s.notes))
             })
             .map_err(|e| blame_axis(e, sweep, &values))?;

@@ -507,6 +507,7 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
         let mut s = config::build_scenario(&r.config, base_dir)?;
         s.name = r.name.clone();
         let timeseries = config::build_timeseries(&r.config, &s)?;
+        let capture = config::build_capture(&r.config, &s)?;
         let opts = RunOptions {
             progress: false,
             quiet: true,
@@ -514,6 +515,7 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
             config_notes: Vec::new(),
             config_toml: Some(r.config_toml.clone()),
             timeseries,
+            capture,
         };
         let report = run_scenario(s, Some(&dir.join(&r.name)), &opts)?;
         Ok((report.invariant_failures, report.notes))
