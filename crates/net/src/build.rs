@@ -218,7 +218,9 @@ impl Simulation {
                 } else {
                     fc
                 };
-                let error_rate = if l.error_rate > 0.0 {
+                let error_rate = if let Some(p) = port_set[id].loss {
+                    p
+                } else if l.error_rate > 0.0 {
                     l.error_rate
                 } else {
                     cfg.error_rate_per_link

@@ -75,6 +75,10 @@ pub struct PortSection {
     pub ideal_pause: Option<String>,
     /// ideal_per_flow: resume it once the ingress holds at most this.
     pub ideal_resume: Option<String>,
+    /// Random loss of the frames this port sends, a probability (e.g.
+    /// 1/1024 = 0.0009765625); replaces the link's error rate for this
+    /// direction.
+    pub loss: Option<f64>,
 }
 
 fn check_switch(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
@@ -323,6 +327,10 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
             )
         })?),
     };
+    let loss = match s.loss {
+        Some(p) => Some(cx.fraction(&key("loss"), p, true)?),
+        None => None,
+    };
     Ok(net::PortSettings {
         xoff,
         xon,
@@ -332,6 +340,7 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
         fc,
         relay_pfc: false,
         egress,
+        loss,
     })
 }
 
@@ -588,7 +597,8 @@ pub(super) fn defaults_text() -> String {
     let keys = format!(
         "Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom \
          outside the shared pool), alpha_shift, ecn (true/false), fc ({}), egress \
-         (switch ports: {}; default \"classes\"). \
+         (switch ports: {}; default \"classes\"), loss (a probability: random loss of \
+         the frames the port sends, e.g. 0.0009765625 = 1/1024). \
          Swing §6.1 for the long-haul values.",
         names.join(" | "),
         EgressChoice::ALL
