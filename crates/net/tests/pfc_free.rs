@@ -148,3 +148,50 @@ fn the_end_of_run_check_names_a_short_delivery() {
     let e = rx.check_delivered(10_000).unwrap_err();
     assert!(e.contains("submitted 0 bytes of the sender's 10000"), "{e}");
 }
+
+/// Beside PFC and DCQCN on a lossless class (Bifröst §4.3, and step 2 of
+/// the upgrade of §4.6.1): a 3-to-1 incast of PFC-free connections drops
+/// nothing, the switch marks ECN, and DCQCN hears the marks
+/// through the software ACKs; every message arrives once.
+#[test]
+fn runs_beside_pfc_and_dcqcn_on_a_lossless_class() {
+    use rdmasim_net::cc::{CcConfig, DcqcnConfig};
+    let topo = topo::star(4, Rate::gbps(25), Delta::from_us(1)).unwrap();
+    let flows = (0..3)
+        .map(|i| FlowSpec {
+            id: i,
+            src: i,
+            dst: 3,
+            size: 4 << 20,
+            start: Time::ZERO,
+            pg: 3,
+            dport: 100,
+        })
+        .collect::<Vec<_>>();
+    let run_with = |cc: CcConfig| {
+        let c = PfcFreeConfig {
+            message: 256 * 1024,
+            queue: rdmasim_net::transport::pfc_free::PfcFreeQueue::Lossless,
+            ..PfcFreeConfig::default()
+        };
+        let mut cfg = net(Transport::PfcFree(c), 0.0);
+        cfg.pfc.enabled = true;
+        cfg.cc = cc;
+        let mut sim = Simulation::new(&topo, flows.clone(), cfg).unwrap();
+        sim.run();
+        sim.results()
+    };
+    let r = run_with(CcConfig::Dcqcn(DcqcnConfig::default()));
+    assert_eq!(r.unfinished(), 0);
+    assert_eq!(r.drops(), 0, "a lossless class drops nothing");
+    assert!(r.delivery_failures.is_empty(), "{:?}", r.delivery_failures);
+    assert!(r.ecn_marks() > 0, "the incast queue marks");
+    let t = r.pfc_free.unwrap();
+    assert_eq!(t.receiver.messages, 3 * 16);
+    assert_eq!(t.sender.lost_by_ack + t.sender.lost_by_timeout, 0);
+    // Without DCQCN the same incast marks more: the hardware control
+    // acted on the CNPs the software ACKs carried.
+    let none = run_with(CcConfig::None);
+    assert_eq!(none.drops(), 0);
+    assert!(r.ecn_marks() < none.ecn_marks());
+}

@@ -274,3 +274,37 @@ fn a_lost_write_chunk_is_resent_as_sends_of_one_unit() {
         );
     }
 }
+
+/// Eq. 1 of Bifröst §3.4.3: an ACK held 120 µs by the coalescing timer
+/// yields the path's round trip, not the round trip plus the wait.
+#[test]
+fn the_rtt_leaves_out_the_time_the_ack_waited_at_the_receiver() {
+    let cfg = PfcFreeConfig {
+        message: 1024,
+        io_depth: 2,
+        ..PfcFreeConfig::default()
+    };
+    let mut tx = PfcFreeSender::new(cfg, MTU, 2048, Rate::gbps(25), Time::ZERO);
+    let mut rx = PfcFreeReceiver::new(cfg);
+    let mut s = SendSeq::default();
+    // Two one-packet messages; the second (the hint) is lost.
+    tx.sent(&mut s, 0, 1024, Time::ZERO);
+    let first = tx.header(tx.gn_of_tag(tx.tag())).unwrap();
+    assert!(!first.hint);
+    tx.sent(&mut s, 1024, 1024, Time::from_ns(400));
+    let t2 = Time::from_ns(5_000);
+    let receiver::SoftRx::Timer { at, version } = rx.on_packet(t2, 0, 1024, false, Some(first))
+    else {
+        panic!("the first WQE waits for company");
+    };
+    assert_eq!(at, t2 + cfg.ack_timer);
+    let receiver::SoftRx::Ack { serial, .. } = rx.on_timer(at, version) else {
+        panic!("the timer sends the ACK");
+    };
+    let body = rx.take_ack(serial).unwrap();
+    assert_eq!(body.residence, cfg.ack_timer);
+    // The ACK takes 5 µs back: T4 − T1 = 130 µs, of which 120 waited.
+    let t4 = at + engine::Delta::from_us(5);
+    tx.on_soft_ack(&mut s, &body, t4);
+    assert_eq!(tx.srtt(), Some(engine::Delta::from_us(10)));
+}
