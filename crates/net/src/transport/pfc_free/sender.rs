@@ -65,6 +65,8 @@ struct Piece {
     /// Its SEND RN: the original's for a resent SEND, a new one for a
     /// piece of a WRITE.
     send_rn: u32,
+    /// Declared lost by a timeout (not by an ACK).
+    after_timeout: bool,
 }
 
 /// The sender of one connection (one flow).
@@ -258,6 +260,22 @@ impl PfcFreeSender {
         s.min(left)
     }
 
+    /// Whether the window holds resending piece `p` back. The paper does
+    /// not say whether it does: rdmasim resends what an ACK showed lost at
+    /// once (it was within the window when sent), and holds what a timeout
+    /// declared lost to the window, as new data (unheld, many QPs timing
+    /// out together resend all they had in flight at once, and again at
+    /// the next timeout).
+    fn held(&self, p: &Piece) -> bool {
+        p.after_timeout && self.cfg.sw_cc && self.avail() == 0
+    }
+
+    /// Forget queued pieces of messages acknowledged in full meanwhile.
+    fn prune_retx(&mut self) {
+        let base = self.base_mid;
+        self.retx.retain(|p| p.mid >= base);
+    }
+
     /// Whether a new message may start: its I/O depth is not reached and
     /// bytes are left.
     fn may_open(&self) -> bool {
@@ -281,7 +299,7 @@ impl PfcFreeSender {
         }
         // Retransmissions go before new data (Bifröst §3.2).
         if let Some(p) = self.retx.front() {
-            return Some((p.start, p.len, true));
+            return (!self.held(p)).then_some((p.start, p.len, true));
         }
         if self.cfg.sw_cc && self.avail() == 0 {
             return None;
@@ -308,7 +326,7 @@ impl PfcFreeSender {
                 (w.hdr.verb == Verb::RetxSend).then_some(next)
             }
             None if self.switching => None,
-            None => self.retx.front().map(|p| p.start),
+            None => self.retx.front().filter(|p| !self.held(p)).map(|p| p.start),
         }
     }
 
@@ -464,7 +482,7 @@ impl PfcFreeSender {
     /// Queue WQE `gn` (declared lost) to be resent: a WRITE as SENDs of one
     /// unit each, each with a new SEND RN; a SEND as one SEND with its
     /// original SEND RN (Bifröst §3.4.2, App. A.1.1).
-    fn resend(&mut self, gn: u64) {
+    fn resend(&mut self, gn: u64, after_timeout: bool) {
         let w = self.wqe_mut(gn).expect("a posted WQE");
         w.st = St::Lost;
         let h = w.hdr;
@@ -484,6 +502,7 @@ impl PfcFreeSender {
                     len,
                     write_off: Some(((h.start + off - h.msg_start) / unit) as u32),
                     send_rn: rn,
+                    after_timeout,
                 });
                 off += len;
             }
@@ -494,6 +513,7 @@ impl PfcFreeSender {
                 len: h.len,
                 write_off: h.write_off,
                 send_rn: h.send_rn,
+                after_timeout,
             });
         }
     }
@@ -580,7 +600,7 @@ impl PfcFreeSender {
         let loss = !lost.is_empty();
         for gn in lost {
             self.stats.lost_by_ack += 1;
-            self.resend(gn);
+            self.resend(gn, false);
         }
         if loss && self.cfg.sw_cc {
             // The window to its minimum on a drop (Bifröst §3.4.3).
@@ -590,6 +610,7 @@ impl PfcFreeSender {
             self.last_progress = now;
         }
         self.retire(s);
+        self.prune_retx();
         let arm = (self.inflight > 0 || self.cur.is_some()) && !self.timer_armed;
         if arm {
             self.timer_armed = true;
@@ -669,7 +690,7 @@ impl PfcFreeSender {
             .collect();
         for gn in lost {
             self.stats.lost_by_timeout += 1;
-            self.resend(gn);
+            self.resend(gn, true);
         }
         let mut timers = TimerRequests::default();
         if self.cfg.sw_cc {

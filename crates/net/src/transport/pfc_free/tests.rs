@@ -207,8 +207,10 @@ fn drops_duplicates_and_reordering_still_deliver_exactly_once() {
 
 #[test]
 fn a_lost_write_chunk_is_resent_as_sends_of_one_unit() {
+    // Without the window, which would let the pieces go one at a time.
     let cfg = PfcFreeConfig {
         message: 256 * 1024,
+        sw_cc: false,
         ..PfcFreeConfig::default()
     };
     let size = 256 * 1024;
