@@ -459,6 +459,16 @@ fn invariants(
             ),
         });
     }
+    if let Some(first) = results.delivery_failures.first() {
+        out.push(format!(
+            "{} not delivered exactly once to the receiving application (the first: {first})",
+            plural(
+                results.delivery_failures.len() as u64,
+                "flow was",
+                "flows were"
+            )
+        ));
+    }
     out
 }
 

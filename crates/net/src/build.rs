@@ -303,7 +303,9 @@ impl Simulation {
                 };
                 let fc = watch_and_storm(fc, &cfg, is_host, node as u32, l, end)
                     .map_err(|msg| BuildError::BadPortRule { link: li, msg })?;
-                let error_rate = if l.error_rate > 0.0 {
+                let error_rate = if let Some(p) = port_set[id].loss {
+                    p
+                } else if l.error_rate > 0.0 {
                     l.error_rate
                 } else {
                     cfg.error_rate_per_link

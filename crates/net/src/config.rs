@@ -205,6 +205,12 @@ pub enum Transport {
     /// [`NicConfig::rto`], `nack_interval`, `ack_interval`, `chunk` and
     /// `back_to_zero` do not apply to it.
     Irn(IrnConfig),
+    /// The PFC-free transport (Bifröst): UC data QPs under a software
+    /// control path with coalesced ACKs, selective retransmission by
+    /// chunk and an RTT window (`transport/pfc_free/`). Not the Bifrost
+    /// flow control of `fc/bifrost.rs`. [`NicConfig::rto`] and go-back-N's
+    /// keys do not apply to it.
+    PfcFree(crate::transport::pfc_free::config::PfcFreeConfig),
 }
 
 /// IRN's parameters (as Swing §6.1 configures them).
@@ -295,6 +301,9 @@ pub struct PortSettings {
     /// How this switch port queues what it sends (default: eight priority
     /// classes). Hosts schedule their own QPs and take no choice.
     pub egress: Option<crate::egress::EgressChoice>,
+    /// Random loss of the frames this port sends (a probability), in
+    /// place of its link's error rate.
+    pub loss: Option<f64>,
 }
 
 impl PortSettings {
@@ -305,6 +314,7 @@ impl PortSettings {
         self.headroom = other.headroom.or(self.headroom);
         self.alpha_shift = other.alpha_shift.or(self.alpha_shift);
         self.ecn = other.ecn.or(self.ecn);
+        self.loss = other.loss.or(self.loss);
         if other.fc.is_some() {
             self.fc = other.fc.clone();
         }

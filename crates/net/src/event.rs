@@ -15,6 +15,9 @@ pub(crate) enum Event {
     NicWake { nic: u32 },
     /// A congestion-control timer of a QP.
     QpTimer { qp: u32, slot: u8, version: u32 },
+    /// The ACK-coalescing timer of a flow's software receiver (at the
+    /// flow's destination).
+    RxTimer { flow: u32, version: u32 },
     /// A flow-control timer of a port.
     FcTimer { port: u32, version: u32 },
     /// The `k`-th configured link failure happens.

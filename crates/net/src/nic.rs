@@ -20,7 +20,7 @@ use crate::event::Event;
 use crate::fc::FlowControl;
 use crate::port::Port;
 use crate::qp::{Nic, Qp, RTO_SLOT};
-use crate::transport::{AnyReliability, Receiver, Reliability, RxReply, SendSeq};
+use crate::transport::{AnyReliability, Receiver, Reliability, RxReply, SendSeq, SoftRx};
 use crate::wire::{Packet, PacketKind, QueueKey, NO_INT};
 use engine::{Delta, EventQueue, Rate, Time};
 use workload::FlowSpec;
@@ -28,6 +28,11 @@ use workload::FlowSpec;
 /// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
 /// plus the CC's header copy (the peer's `qbbHeader`, `RdmaHw::ReceiveUdp`).
 const ACK_BASE_BYTES: u32 = 46;
+
+/// How far a backup QP's UDP source port is from the one it replaces
+/// (rdmasim's choice: far from the consecutive ports of one host pair's
+/// other flows).
+const REROUTE_SPORT_STEP: u16 = 0x1000;
 
 /// A NIC with what its handlers work on.
 #[derive(Debug)]
@@ -71,6 +76,8 @@ impl Qp {
             rng_seed: cfg.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         };
         let base_win = match cfg.nic.window {
+            // A UC QP has no hardware window: the software's holds it.
+            _ if matches!(cfg.nic.transport, crate::config::Transport::PfcFree(_)) => 0,
             Some(w) => w,
             None if cfg.nic.bdp_window => bdp,
             None => 0,
@@ -103,7 +110,7 @@ impl Qp {
             last_size: 0,
             base_win,
             timeouts: 0,
-            rel: AnyReliability::new(&cfg.nic, now),
+            rel: AnyReliability::new(&cfg.nic, f.size, line_rate, now),
         }
     }
 }
@@ -292,9 +299,11 @@ impl Host<'_> {
         };
         let qp = &mut self.qps[qp_id as usize];
         let seq = qp.rel.retransmission().unwrap_or(qp.snd.nxt);
-        let payload = (qp.size - seq).min(mtu) as u32;
+        // A packet ends at the MTU, the flow's end, or where the transport
+        // says (its WQE's end).
+        let payload = (qp.size.min(qp.rel.packet_end(seq)) - seq).min(mtu) as u32;
         let size = payload + cfg.nic.data_header + cfg.cc.header_bytes();
-        let pkt = Packet {
+        let mut pkt = Packet {
             kind: PacketKind::Data,
             class: qp.pg,
             ecn_ce: false,
@@ -320,6 +329,7 @@ impl Host<'_> {
         let rto_at = qp
             .rel
             .on_send(&mut qp.snd, seq, u64::from(payload), now, &cfg.nic);
+        pkt.ext = qp.rel.tag();
         qp.cc.on_send(now, u64::from(size));
         // Peer UpdateNextAvail: next eligible = now + size at the QP's rate.
         let rate = if cfg.nic.rate_bound {
@@ -363,6 +373,7 @@ impl Host<'_> {
         match pkt.kind {
             PacketKind::Data => self.receive_data(pkt, cx),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(pkt, cx),
+            PacketKind::SoftAck => self.receive_soft_ack(pkt, cx),
             // Every control kind (`PacketKind::is_control`): a new one
             // needs no arm here.
             _ => {
@@ -385,13 +396,17 @@ impl Host<'_> {
         let now = cx.now;
         let cnp = pkt.ecn_ce && self.np_may_send(pkt, now);
         let flow = pkt.flow as usize;
-        let payload = u64::from(pkt.payload);
         let nic_cfg = &self.cfg.nic;
-        let (kind, sack) = match self.rx[flow].on_data(now, pkt.seq, payload, nic_cfg) {
+        let (kind, sack) = match self.rx[flow].on_data(now, pkt, &self.qps[flow].rel, nic_cfg) {
             RxReply::Ack => (PacketKind::Ack, 0),
             RxReply::Nack { sack } => (PacketKind::Nack, sack),
             RxReply::Silent => {
                 cx.int_pool.release(pkt.int);
+                return;
+            }
+            RxReply::Soft(r) => {
+                cx.int_pool.release(pkt.int);
+                self.soft_rx(pkt.flow, r, cx);
                 return;
             }
         };
@@ -464,15 +479,7 @@ impl Host<'_> {
             qp.snd.nxt = qp.snd.una;
         }
         if qp.snd.una >= qp.size {
-            qp.end = Some(now);
-            cx.completed.push(qp_id);
-            let nic = &mut *self.nic;
-            if let Some(pos) = nic.active.iter().position(|&q| q == qp_id) {
-                nic.active.remove(pos);
-                if pos <= nic.rr_last && nic.rr_last > 0 {
-                    nic.rr_last -= 1;
-                }
-            }
+            self.finish(qp_id, cx);
             cx.int_pool.release(pkt.int);
             return;
         }
@@ -516,6 +523,96 @@ impl Host<'_> {
         self.try_send(cx);
     }
 
+    /// Flow `qp_id`, all of whose bytes are acknowledged, ends now.
+    #[inline(always)]
+    fn finish(&mut self, qp_id: u32, cx: &mut Ctx) {
+        self.qps[qp_id as usize].end = Some(cx.now);
+        cx.completed.push(qp_id);
+        let nic = &mut *self.nic;
+        if let Some(pos) = nic.active.iter().position(|&q| q == qp_id) {
+            nic.active.remove(pos);
+            if pos <= nic.rr_last && nic.rr_last > 0 {
+                nic.rr_last -= 1;
+            }
+        }
+    }
+
+    /// What a software receiver (of flow `flow`, received here) asked for:
+    /// send the ACK it built, at once, ahead of data (the high-priority UD
+    /// QP), or arm its coalescing timer.
+    fn soft_rx(&mut self, flow: u32, r: SoftRx, cx: &mut Ctx) {
+        match r {
+            SoftRx::Nothing => {}
+            SoftRx::Timer { at, version } => cx.q.push(at, Event::RxTimer { flow, version }),
+            SoftRx::Ack { serial, bytes, cnp } => {
+                let qp = &self.qps[flow as usize];
+                let ack = Packet {
+                    kind: PacketKind::SoftAck,
+                    class: self.rx[flow as usize].soft_ack_class(),
+                    ecn_ce: false,
+                    cnp,
+                    ingress: 0,
+                    size: self.cfg.nic.data_header + bytes,
+                    payload: 0,
+                    flow,
+                    int: NO_INT,
+                    pint: 0,
+                    seq: serial,
+                    ext: 0,
+                    src: qp.dst,
+                    dst: qp.src,
+                    sport: qp.dport,
+                    dport: qp.sport,
+                    sent_at: cx.now,
+                };
+                self.nic.acks.push_back(ack);
+                self.try_send(cx);
+            }
+        }
+    }
+
+    /// The coalescing timer of flow `flow`'s receiver (here), armed as
+    /// `version`.
+    pub(crate) fn rx_timer(&mut self, flow: u32, version: u32, cx: &mut Ctx) {
+        let r = self.rx[flow as usize].on_timer(cx.now, version);
+        self.soft_rx(flow, r, cx);
+    }
+
+    /// A software ACK reaches the sender: its transport reads the body
+    /// (the hardware's CNP, if any, rides on it), and the flow ends once
+    /// every message is acknowledged.
+    fn receive_soft_ack(&mut self, pkt: &Packet, cx: &mut Ctx) {
+        let now = cx.now;
+        let qp_id = pkt.flow;
+        let flow = qp_id as usize;
+        if self.qps[flow].end.is_some() {
+            return;
+        }
+        let Some(body) = self.rx[flow].take_soft_ack(pkt.seq) else {
+            return;
+        };
+        let qp = &mut self.qps[flow];
+        let (_, rto_at) = qp.rel.on_soft_ack(&mut qp.snd, &body, now);
+        if pkt.cnp {
+            let mut timers = TimerRequests::default();
+            let old_rate = qp.cc.rate();
+            qp.cc.on_cnp(now, &mut timers);
+            let new_rate = qp.cc.rate();
+            if new_rate != old_rate && qp.cc.shifts_pacing() {
+                qp.shift_pacing(old_rate, new_rate);
+            }
+            arm_qp_timers(qp, qp_id, &timers, cx);
+        }
+        if qp.snd.una >= qp.size {
+            self.finish(qp_id, cx);
+            return;
+        }
+        if let Some(at) = rto_at {
+            arm_rto(qp, &mut cx.q, qp_id, at, now);
+        }
+        self.try_send(cx);
+    }
+
     /// Timer `slot` of QP `qp_id` (one of this NIC's), armed as `version`.
     pub(crate) fn qp_timer(&mut self, qp_id: u32, slot: usize, version: u32, cx: &mut Ctx) {
         let now = cx.now;
@@ -539,6 +636,10 @@ impl Host<'_> {
             if out.expired {
                 qp.timeouts += 1;
                 qp.cc.on_timeout(now, &mut timers);
+            }
+            if out.reroute {
+                // A backup QP: a new UDP source port, a new ECMP hash.
+                qp.sport = qp.sport.wrapping_add(REROUTE_SPORT_STEP);
             }
             if !out.look {
                 return;

@@ -205,6 +205,21 @@ impl Simulation {
             events_pending: !self.cx.q.is_empty(),
             pfc_log: self.cx.pfc_log.clone(),
             qlen_text: self.qlen_text().map(str::to_string),
+            delivery_failures: self
+                .qps
+                .iter()
+                .zip(&self.rx)
+                .enumerate()
+                .filter(|(_, (q, _))| q.end.is_some())
+                .filter_map(|(i, (q, rx))| {
+                    rx.check_delivered(q.size)
+                        .err()
+                        .map(|e| format!("flow {}: {e}", self.flows[i].id))
+                })
+                .collect(),
+            pfc_free: crate::transport::pfc_free::PfcFreeTotals::sum(
+                self.qps.iter().map(|q| &q.rel).zip(&self.rx),
+            ),
         }
     }
 }

@@ -105,6 +105,13 @@ pub struct RunResults {
     pub pfc_log: Vec<PfcLogEntry>,
     /// The queue-length monitor's file (the peer's `QLEN_MON_FILE`), if on.
     pub qlen_text: Option<String>,
+    /// Finished flows whose receiver did not hand the application every
+    /// message exactly once, or a byte count other than the sender's: one
+    /// sentence each (a software transport's end-of-run check; empty for
+    /// the others).
+    pub delivery_failures: Vec<String>,
+    /// The PFC-free transport's counters over all flows, if it ran.
+    pub pfc_free: Option<crate::transport::pfc_free::PfcFreeTotals>,
 }
 
 impl RunResults {

@@ -198,6 +198,11 @@ impl Simulation {
                 let (mut host, cx) = self.host(nic);
                 host.qp_timer(qp, slot as usize, version, cx);
             }
+            Event::RxTimer { flow, version } => {
+                let nic = self.node_nic[self.qps[flow as usize].dst as usize];
+                let (mut host, cx) = self.host(nic);
+                host.rx_timer(flow, version, cx);
+            }
             Event::FcTimer { port, version } => match self.device(port) {
                 (Device::Host(mut host), cx) => host.fc_timer(version, cx),
                 (

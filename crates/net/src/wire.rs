@@ -112,6 +112,11 @@ pub enum PacketKind {
     /// Negative acknowledgement: a gap was seen; `seq` = next expected byte
     /// (IRN: and `sack` = the out-of-order packet received).
     Nack,
+    /// A software ACK of the PFC-free transport, sent by the receiving
+    /// host's software on a high-priority UD QP: `seq` is its serial
+    /// number, by which the sender reads its body (the numbers it
+    /// acknowledges: `transport/pfc_free/`).
+    SoftAck,
     /// A PFC frame for one class (`pfc_class`, `pfc_quanta`; 0 quanta = resume).
     Pfc,
     /// A CBFC credit update for one class (`pfc_class`): `seq` carries the

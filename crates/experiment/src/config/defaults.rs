@@ -32,6 +32,7 @@ pub fn defaults_toml() -> String {
     let b = &n.buffer;
     let c = &n.nic;
     let irn = net::IrnConfig::default();
+    let pf = net::transport::pfc_free::PfcFreeConfig::default();
     let _ = write!(
         s,
         r#"# rdmasim configuration: every key with its default.
@@ -229,7 +230,7 @@ var_win = {vw}                   # window x rate / line rate; {PEER} VAR_WIN
 rto = "{rto}"                       # go-back-N's retransmission timeout or "off"; rdmasim's choice (the peer has none)
 
 [transport]
-kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selective repeat; IRN, Swing §2.1)
+kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selective repeat; IRN, Swing §2.1) | "pfc_free" (Bifröst's UC + software control path; not fc "bifrost")
 # Used with kind = "irn": Swing's IRN-intra (Swing §6.1). IRN runs
 # on a lossy fabric: choosing it turns PFC off unless [pfc] enabled is given, so
 # remove "enabled" above (or set it to false). [nic] rto, nack_interval,
@@ -241,6 +242,27 @@ kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selec
 # IRN-inter (Swing §6.1): bitmap = 6809, rto_low = "817us", rto_high = "1875us".
 # Bifrost's IRN (Bifrost §VI-B): bitmap = 50134,
 # rto_low = "6017us", rto_high = "7075us".
+# Used with kind = "pfc_free" (Bifröst; docs/pfc-free.md). A flow is one
+# connection whose bytes go as messages of `message` bytes. Its queue "lossy"
+# turns PFC off unless [pfc] enabled is given (and refuses it given as true);
+# "lossless" runs beside PFC and [cc]'s hardware control. [nic] rto and
+# go-back-N's keys do not apply.
+# unit = "{pf_unit}"                      # UNIT_SIZE, the minimum chunk and the size of each resent SEND (Bifröst §4.1; §4.4 runs 1KiB)
+# max_chunk = "{pf_max}"                # largest chunk (Bifröst §4.1)
+# send_max = "{pf_send}"                 # messages up to this go by SEND, larger by WRITE_WITH_IMM (Bifröst §3.2)
+# message = "0"                          # bytes per message; "0" = unit x 1024, the largest a WRITE's 10-bit offset addresses (Bifröst App. A.1.1)
+# io_depth = {pf_depth}                       # messages outstanding per connection (Bifröst §4.2's I/O depth)
+# ack_count = {pf_count}                     # ACK after this many WQEs (Bifröst §3.4.2, §4.1); 1 to 32
+# ack_bytes = "{pf_bytes}"                # ... or this many bytes (Bifröst §4.1)
+# ack_timer = "{pf_timer}"                # ... or this long after the first pending WQE (Bifröst §4.1)
+# ack_class = {pf_class}                      # the ACKs' priority class (the high-priority UD QP, Bifröst §3.4.3); 0 = strict priority
+# base_rtt = "{pf_base}"                  # the window's target and chunking's zero-queueing RTT (Bifröst §4.1)
+# chunk_shrink_delay = "{pf_shrink}"        # queueing delay at which a chunk is one unit, linearly; rdmasim's choice
+# sw_cc = {pf_cc}                       # the software RTT window (Swift-like, [cc] kind = "swift"'s formula)
+# rto_min = "{pf_rto}"                  # lowest timeout: max(SRTT + 4 RTTVAR, rto_min) + ack_timer; rdmasim's choice
+# backups = {pf_backups}                        # backup QPs; a timeout moves to the next on a new source port (Bifröst §3.4.2, App. A.3); at most 3
+# qp_switch = "{pf_switch}"                # time to move to a backup QP (Bifröst §3.4.2)
+# queue = "{pf_queue}"                   # "lossy" (no PFC) | "lossless" (beside PFC and DCQCN, Bifröst §4.3)
 
 [output]
 record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, PFC file); rdmasim's choice
@@ -293,6 +315,21 @@ record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, 
         irn_low = fmt_delta(irn.rto_low),
         irn_high = fmt_delta(irn.rto_high),
         irn_n = irn.rto_low_threshold_packets,
+        pf_unit = fmt_bytes(pf.unit),
+        pf_max = fmt_bytes(pf.max_chunk),
+        pf_send = fmt_bytes(pf.send_max),
+        pf_depth = pf.io_depth,
+        pf_count = pf.ack_count,
+        pf_bytes = fmt_bytes(pf.ack_bytes),
+        pf_timer = fmt_delta(pf.ack_timer),
+        pf_class = pf.ack_class,
+        pf_base = fmt_delta(pf.base_rtt),
+        pf_shrink = fmt_delta(pf.chunk_shrink_delay),
+        pf_cc = pf.sw_cc,
+        pf_rto = fmt_delta(pf.rto_min),
+        pf_backups = pf.backups,
+        pf_switch = fmt_delta(pf.qp_switch),
+        pf_queue = pf.queue.name(),
     );
     align_comments(&s)
 }

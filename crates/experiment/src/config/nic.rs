@@ -3,6 +3,7 @@
 
 use super::ctx::{set_keys, Ctx, R};
 use crate::fmt::{fmt_bytes, fmt_delta};
+use net::transport::pfc_free::{PfcFreeConfig, PfcFreeQueue, MAX_PATHS, OFFSET_UNITS};
 use net::{IrnConfig, NetConfig, Transport};
 use serde::Deserialize;
 
@@ -50,6 +51,9 @@ pub enum TransportKind {
     GoBackN,
     /// IRN's selective repeat.
     Irn,
+    /// The PFC-free transport (Bifröst's UC data path with a software
+    /// control path); not the Bifrost flow control.
+    PfcFree,
 }
 
 impl TransportKind {
@@ -58,6 +62,7 @@ impl TransportKind {
         match self {
             TransportKind::GoBackN => "go_back_n",
             TransportKind::Irn => "irn",
+            TransportKind::PfcFree => "pfc_free",
         }
     }
 
@@ -66,6 +71,7 @@ impl TransportKind {
         match t {
             Transport::GoBackN => TransportKind::GoBackN,
             Transport::Irn(_) => TransportKind::Irn,
+            Transport::PfcFree(_) => TransportKind::PfcFree,
         }
     }
 }
@@ -84,6 +90,38 @@ pub struct TransportSection {
     pub rto_high: Option<String>,
     /// IRN: RTO_low applies below this many packets in flight (IRN's N).
     pub rto_low_threshold: Option<u32>,
+    /// pfc_free: the minimum chunk, UNIT_SIZE.
+    pub unit: Option<String>,
+    /// pfc_free: the largest chunk.
+    pub max_chunk: Option<String>,
+    /// pfc_free: messages up to this size go by SEND.
+    pub send_max: Option<String>,
+    /// pfc_free: bytes per message (the request size).
+    pub message: Option<String>,
+    /// pfc_free: messages outstanding per connection.
+    pub io_depth: Option<u32>,
+    /// pfc_free: ACK after this many WQEs.
+    pub ack_count: Option<u32>,
+    /// pfc_free: ACK after this many bytes.
+    pub ack_bytes: Option<String>,
+    /// pfc_free: ACK this long after the first pending WQE.
+    pub ack_timer: Option<String>,
+    /// pfc_free: the ACKs' priority class.
+    pub ack_class: Option<u8>,
+    /// pfc_free: base_RTT.
+    pub base_rtt: Option<String>,
+    /// pfc_free: queueing delay at which a chunk is one unit.
+    pub chunk_shrink_delay: Option<String>,
+    /// pfc_free: the software congestion control on or off.
+    pub sw_cc: Option<bool>,
+    /// pfc_free: the lowest timeout.
+    pub rto_min: Option<String>,
+    /// pfc_free: backup QPs per connection.
+    pub backups: Option<u32>,
+    /// pfc_free: the time to move to a backup QP.
+    pub qp_switch: Option<String>,
+    /// pfc_free: "lossy" or "lossless", the switch queue of the data.
+    pub queue: Option<String>,
 }
 
 /// Why a full-size data frame could never enter a switch, if it could
@@ -170,13 +208,31 @@ pub(super) fn build_transport(
     pfc_enabled_given: bool,
     net: &mut NetConfig,
 ) -> R<()> {
-    let set = set_keys!(s; bitmap, rto_low, rto_high, rto_low_threshold);
+    let set = set_keys!(s; bitmap, rto_low, rto_high, rto_low_threshold, unit, max_chunk,
+        send_max, message, io_depth, ack_count, ack_bytes, ack_timer, ack_class, base_rtt,
+        chunk_shrink_delay, sw_cc, rto_min, backups, qp_switch, queue);
+    const IRN_KEYS: &[&str] = &["bitmap", "rto_low", "rto_high", "rto_low_threshold"];
     match s.kind.unwrap_or(TransportKind::GoBackN) {
         TransportKind::GoBackN => {
             cx.only_keys("transport", TransportKind::GoBackN.name(), &set, &[])?;
             net.nic.transport = Transport::GoBackN;
         }
+        TransportKind::PfcFree => {
+            let irn: Vec<&'static str> = set
+                .iter()
+                .copied()
+                .filter(|k| IRN_KEYS.contains(k))
+                .collect();
+            cx.only_keys("transport", TransportKind::PfcFree.name(), &irn, &[])?;
+            net.nic.transport = Transport::PfcFree(build_pfc_free(cx, s, pfc_enabled_given, net)?);
+        }
         TransportKind::Irn => {
+            let other: Vec<&'static str> = set
+                .iter()
+                .copied()
+                .filter(|k| !IRN_KEYS.contains(k))
+                .collect();
+            cx.only_keys("transport", TransportKind::Irn.name(), &other, IRN_KEYS)?;
             let mut c = IrnConfig::default();
             if let Some(b) = s.bitmap {
                 if b == 0 {
@@ -215,4 +271,153 @@ pub(super) fn build_transport(
         }
     }
     Ok(())
+}
+
+/// `[transport] kind = "pfc_free"`: its keys, each checked, and the PFC
+/// setting its queue implies: "lossy" turns PFC off unless `[pfc] enabled`
+/// is given, and refuses it given as true (a lossless class cannot be the
+/// lossy queue); "lossless" needs PFC.
+fn build_pfc_free(
+    cx: &Ctx<'_>,
+    s: &TransportSection,
+    pfc_enabled_given: bool,
+    net: &mut NetConfig,
+) -> R<PfcFreeConfig> {
+    let mut c = PfcFreeConfig::default();
+    if let Some(v) = &s.unit {
+        c.unit = cx.positive_bytes("transport.unit", v)?;
+    }
+    if let Some(v) = &s.max_chunk {
+        c.max_chunk = cx.positive_bytes("transport.max_chunk", v)?;
+    }
+    if c.unit > c.max_chunk {
+        let key = if s.unit.is_some() {
+            "transport.unit"
+        } else {
+            "transport.max_chunk"
+        };
+        return Err(cx.err(
+            key,
+            format!(
+                "the minimum chunk (unit = {}) is above the maximum chunk (max_chunk = {})",
+                fmt_bytes(c.unit),
+                fmt_bytes(c.max_chunk)
+            ),
+        ));
+    }
+    if c.max_chunk % c.unit != 0 {
+        return Err(cx.err(
+            "transport.max_chunk",
+            format!(
+                "must be a whole number of units (unit = {}): every chunk is one",
+                fmt_bytes(c.unit)
+            ),
+        ));
+    }
+    if let Some(v) = &s.send_max {
+        c.send_max = cx.bytes("transport.send_max", v)?;
+    }
+    if let Some(v) = &s.message {
+        c.message = cx.bytes("transport.message", v)?;
+        if c.message > c.max_message() {
+            return Err(cx.err(
+                "transport.message",
+                format!(
+                    "{} is above the largest message a WRITE's 10-bit chunk offset can address, \
+                     {OFFSET_UNITS} units of {} ({})",
+                    fmt_bytes(c.message),
+                    fmt_bytes(c.unit),
+                    fmt_bytes(c.max_message())
+                ),
+            ));
+        }
+    }
+    if let Some(n) = s.io_depth {
+        if n == 0 {
+            return Err(cx.err("transport.io_depth", "must be at least 1 message"));
+        }
+        c.io_depth = n;
+    }
+    if let Some(n) = s.ack_count {
+        if n == 0 || n > 32 {
+            return Err(cx.err(
+                "transport.ack_count",
+                format!(
+                    "{n} WQEs: must be 1 to 32 (an ACK's 32-bit bitmap acknowledges at most 32)"
+                ),
+            ));
+        }
+        c.ack_count = n;
+    }
+    if let Some(v) = &s.ack_bytes {
+        c.ack_bytes = cx.positive_bytes("transport.ack_bytes", v)?;
+    }
+    if let Some(v) = &s.ack_timer {
+        c.ack_timer = cx.positive_time("transport.ack_timer", v)?;
+    }
+    if let Some(k) = s.ack_class {
+        if usize::from(k) >= net::wire::N_CLASSES {
+            return Err(cx.err(
+                "transport.ack_class",
+                format!("{k}: a class is 0 to {}", net::wire::N_CLASSES - 1),
+            ));
+        }
+        c.ack_class = k;
+    }
+    if let Some(v) = &s.base_rtt {
+        c.base_rtt = cx.positive_time("transport.base_rtt", v)?;
+    }
+    if let Some(v) = &s.chunk_shrink_delay {
+        c.chunk_shrink_delay = cx.positive_time("transport.chunk_shrink_delay", v)?;
+    }
+    if let Some(v) = s.sw_cc {
+        c.sw_cc = v;
+    }
+    if let Some(v) = &s.rto_min {
+        c.rto_min = cx.positive_time("transport.rto_min", v)?;
+    }
+    if let Some(n) = s.backups {
+        if n >= MAX_PATHS {
+            return Err(cx.err(
+                "transport.backups",
+                format!("{n}: at most {} backup QPs per connection", MAX_PATHS - 1),
+            ));
+        }
+        c.backups = n;
+    }
+    if let Some(v) = &s.qp_switch {
+        c.qp_switch = cx.time("transport.qp_switch", v)?;
+    }
+    if let Some(q) = &s.queue {
+        c.queue = match q.as_str() {
+            "lossy" => PfcFreeQueue::Lossy,
+            "lossless" => PfcFreeQueue::Lossless,
+            other => {
+                return Err(cx.err(
+                    "transport.queue",
+                    format!("\"{other}\": \"lossy\" or \"lossless\""),
+                ))
+            }
+        };
+    }
+    match (c.queue, pfc_enabled_given, net.pfc.enabled) {
+        (PfcFreeQueue::Lossy, false, _) => net.pfc.enabled = false,
+        (PfcFreeQueue::Lossy, true, true) => {
+            return Err(cx.err(
+                "transport.queue",
+                "\"lossy\", but [pfc] enabled = true makes the data's class lossless; \
+                 set queue = \"lossless\" or turn PFC off",
+            ))
+        }
+        (PfcFreeQueue::Lossless, true, false) => {
+            return Err(cx.err(
+                "transport.queue",
+                "\"lossless\", but [pfc] enabled = false leaves no lossless class; \
+                 set queue = \"lossy\" or turn PFC on",
+            ))
+        }
+        (PfcFreeQueue::Lossless, false, _) => net.pfc.enabled = true,
+        _ => {}
+    }
+    Ok(c)
 }

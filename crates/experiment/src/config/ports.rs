@@ -98,6 +98,10 @@ pub struct PortSection {
     pub flowsail_release: Option<f64>,
     /// flowsail: `"dynamic"` | `"shared"`.
     pub flowsail_mapping: Option<String>,
+    /// Random loss of the frames this port sends, a probability (e.g.
+    /// 1/1024 = 0.0009765625); replaces the link's error rate for this
+    /// direction.
+    pub loss: Option<f64>,
 }
 
 fn check_switch(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
@@ -362,6 +366,10 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
             )
         })?),
     };
+    let loss = match s.loss {
+        Some(p) => Some(cx.fraction(&key("loss"), p, true)?),
+        None => None,
+    };
     Ok(net::PortSettings {
         xoff,
         xon,
@@ -371,6 +379,7 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
         fc,
         relay_pfc: false,
         egress,
+        loss,
     })
 }
 
@@ -740,7 +749,8 @@ pub(super) fn defaults_text() -> String {
     let keys = format!(
         "Keys: xoff, xon (default xoff), headroom (a static buffer of xoff + headroom \
          outside the shared pool), alpha_shift, ecn (true/false), fc ({}), egress \
-         (switch ports: {}; default \"classes\"). \
+         (switch ports: {}; default \"classes\"), loss (a probability: random loss of \
+         the frames the port sends, e.g. 0.0009765625 = 1/1024). \
          Swing §6.1 for the long-haul values.",
         names.join(" | "),
         EgressChoice::ALL

@@ -1127,4 +1127,105 @@ fn watchdog_and_storm_keys() {
         let e = err_of(&format!("{SMALL}\n[[pfc_storm]]\n{bad}\n"));
         assert!(e.contains(key) && e.contains(says), "{e}");
     }
+/// `[transport] kind = "pfc_free"`: its defaults, its queue's PFC rule,
+/// and each bad setting named at its key.
+#[test]
+fn transport_pfc_free_keys_defaults_and_errors() {
+    use net::transport::pfc_free::{PfcFreeConfig, PfcFreeQueue};
+    let build = |extra: &str| {
+        build_scenario(
+            &parse_config(&format!("{SMALL}\n{extra}"), "t.toml").unwrap(),
+            Path::new(""),
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .net
+    };
+    let n = build("[transport]\nkind = \"pfc_free\"\n");
+    assert_eq!(
+        n.nic.transport,
+        Transport::PfcFree(PfcFreeConfig::default())
+    );
+    assert!(!n.pfc.enabled, "the lossy queue turns PFC off");
+    let n = build("[transport]\nkind = \"pfc_free\"\nqueue = \"lossless\"\nunit = \"1KiB\"\n");
+    assert!(n.pfc.enabled, "the lossless queue runs beside PFC");
+    let Transport::PfcFree(c) = n.nic.transport else {
+        panic!("pfc_free")
+    };
+    assert_eq!((c.unit, c.queue), (1024, PfcFreeQueue::Lossless));
+
+    let pf = |extra: &str| {
+        err_of(&format!(
+            "{SMALL}\n[transport]\nkind = \"pfc_free\"\n{extra}"
+        ))
+    };
+    // SMALL has 13 lines; [transport] is line 15, kind 16, the key 17.
+    for (extra, want) in [
+        (
+            "unit = \"128KiB\"\n",
+            "t.toml:17: transport.unit: the minimum chunk (unit = 128KiB) is above the maximum \
+             chunk (max_chunk = 64KiB)",
+        ),
+        (
+            "max_chunk = \"2KiB\"\n",
+            "t.toml:17: transport.max_chunk: the minimum chunk (unit = 4KiB) is above",
+        ),
+        (
+            "max_chunk = \"6KiB\"\n",
+            "t.toml:17: transport.max_chunk: must be a whole number of units",
+        ),
+        (
+            "ack_count = 0\n",
+            "t.toml:17: transport.ack_count: 0 WQEs: must be 1 to 32",
+        ),
+        (
+            "ack_count = 33\n",
+            "t.toml:17: transport.ack_count: 33 WQEs",
+        ),
+        (
+            "io_depth = 0\n",
+            "t.toml:17: transport.io_depth: must be at least 1",
+        ),
+        (
+            "message = \"8MiB\"\n",
+            "t.toml:17: transport.message: 8MiB is above",
+        ),
+        (
+            "backups = 4\n",
+            "t.toml:17: transport.backups: 4: at most 3",
+        ),
+        (
+            "ack_class = 8\n",
+            "t.toml:17: transport.ack_class: 8: a class is 0 to 7",
+        ),
+        ("queue = \"pfc\"\n", "t.toml:17: transport.queue: \"pfc\""),
+        ("ack_timer = \"0us\"\n", "t.toml:17: transport.ack_timer: "),
+        (
+            "bitmap = 106\n",
+            "t.toml:17: transport.bitmap: not a key of kind = \"pfc_free\"",
+        ),
+    ] {
+        let e = pf(extra);
+        assert!(e.starts_with(want), "{extra}: {e}");
+    }
+    // The lossy queue on a class PFC makes lossless.
+    let e = pf("queue = \"lossy\"\n[pfc]\nenabled = true\n");
+    assert!(
+        e.contains(
+            "transport.queue: \"lossy\", but [pfc] enabled = true makes the data's class lossless"
+        ),
+        "{e}"
+    );
+    let e = pf("queue = \"lossless\"\n[pfc]\nenabled = false\n");
+    assert!(
+        e.contains("transport.queue: \"lossless\", but [pfc] enabled = false"),
+        "{e}"
+    );
+    // IRN does not take the PFC-free transport's keys.
+    let e = err_of(&format!(
+        "{SMALL}\n[transport]\nkind = \"irn\"\nunit = \"1KiB\"\n"
+    ));
+    assert!(
+        e.starts_with("t.toml:17: transport.unit: not a key of kind = \"irn\""),
+        "{e}"
+    );
 }

@@ -121,6 +121,7 @@ impl Reliability for GbnSender {
             again_at: None,
             expired: true,
             look: true,
+            reroute: false,
         }
     }
 }

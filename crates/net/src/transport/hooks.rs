@@ -32,6 +32,10 @@ pub struct TimerOutcome {
     /// can schedule events, and outputs stay as they were only with
     /// exactly these looks.
     pub look: bool,
+    /// The connection moved to a backup QP: the NIC gives the QP a new UDP
+    /// source port, so ECMP hashes it onto another path (the PFC-free
+    /// transport; Bifröst App. A.3).
+    pub reroute: bool,
 }
 
 /// The send side of a transport, per QP. Every hook sees the QP's
@@ -83,4 +87,20 @@ pub trait Reliability {
     /// The retransmission timer fired (its current version); `size` is the
     /// flow's length in bytes.
     fn on_timer(&mut self, s: &mut SendSeq, size: u64, now: Time, nic: &NicConfig) -> TimerOutcome;
+
+    /// One past the last byte the packet starting at `seq` may carry (the
+    /// NIC also stops at the MTU and the flow's end). A transport that
+    /// posts WQEs ends a packet at its WQE's end; the default, none.
+    #[inline(always)]
+    fn packet_end(&self, _seq: u64) -> u64 {
+        u64::MAX
+    }
+
+    /// What the data packet just sent ([`Reliability::on_send`]) carries
+    /// in its `ext` field: the PFC-free transport's WQE tag (the low 32
+    /// bits of its GN); 0 for the others.
+    #[inline(always)]
+    fn tag(&self) -> u32 {
+        0
+    }
 }

@@ -52,13 +52,16 @@
 pub mod go_back_n;
 mod hooks;
 pub mod irn;
+pub mod pfc_free;
 
 pub use go_back_n::{GbnReceiver, GbnSender, RxVerdict};
 pub use hooks::{Reliability, SendSeq, TimerOutcome};
 pub use irn::{IrnReceiver, IrnRxVerdict, IrnSender, Scoreboard};
+pub use pfc_free::{AckBody, PfcFreeConfig, PfcFreeReceiver, PfcFreeSender, SoftRx};
 
 use crate::config::{NicConfig, Transport};
-use engine::Time;
+use crate::wire::Packet;
+use engine::{Rate, Time};
 
 /// The send-side state of one QP, per [`Transport`].
 #[derive(Clone, Debug)]
@@ -67,11 +70,14 @@ pub enum AnyReliability {
     GoBackN(GbnSender),
     /// IRN (boxed: its bitmap and parameters would make every QP larger).
     Irn(Box<IrnSender>),
+    /// The PFC-free transport's software sender (boxed, as IRN's).
+    PfcFree(Box<PfcFreeSender>),
 }
 
 impl AnyReliability {
-    /// The sender of a QP created at `now` on a NIC configured as `nic`.
-    pub fn new(nic: &NicConfig, now: Time) -> Self {
+    /// The sender of a QP of a flow of `size` bytes created at `now` on a
+    /// NIC of `line_rate` configured as `nic`.
+    pub fn new(nic: &NicConfig, size: u64, line_rate: Rate, now: Time) -> Self {
         match &nic.transport {
             Transport::GoBackN => AnyReliability::GoBackN(GbnSender::new(now)),
             Transport::Irn(c) => AnyReliability::Irn(Box::new(IrnSender::new(
@@ -79,6 +85,36 @@ impl AnyReliability {
                 u64::from(nic.mtu_payload),
                 now,
             ))),
+            Transport::PfcFree(c) => AnyReliability::PfcFree(Box::new(PfcFreeSender::new(
+                *c,
+                u64::from(nic.mtu_payload),
+                size,
+                line_rate,
+                now,
+            ))),
+        }
+    }
+
+    /// A software ACK with body `ack` arrived at `now`: whether it revealed
+    /// a loss, and when the timeout should fire, if it is to be armed. Only
+    /// the PFC-free transport sends software ACKs.
+    pub fn on_soft_ack(
+        &mut self,
+        s: &mut SendSeq,
+        ack: &AckBody,
+        now: Time,
+    ) -> (bool, Option<Time>) {
+        match self {
+            AnyReliability::PfcFree(r) => r.on_soft_ack(s, ack, now),
+            _ => (false, None),
+        }
+    }
+
+    /// The PFC-free sender, if this is one.
+    pub fn pfc_free(&self) -> Option<&PfcFreeSender> {
+        match self {
+            AnyReliability::PfcFree(r) => Some(r),
+            _ => None,
         }
     }
 }
@@ -89,6 +125,7 @@ macro_rules! dispatch {
         match $self {
             AnyReliability::GoBackN($r) => $call,
             AnyReliability::Irn($r) => $call,
+            AnyReliability::PfcFree($r) => $call,
         }
     };
 }
@@ -141,6 +178,22 @@ impl Reliability for AnyReliability {
     #[inline]
     fn on_timer(&mut self, s: &mut SendSeq, size: u64, now: Time, nic: &NicConfig) -> TimerOutcome {
         dispatch!(self, r => r.on_timer(s, size, now, nic))
+    }
+
+    #[inline(always)]
+    fn packet_end(&self, seq: u64) -> u64 {
+        match self {
+            AnyReliability::PfcFree(r) => r.packet_end(seq),
+            _ => u64::MAX,
+        }
+    }
+
+    #[inline(always)]
+    fn tag(&self) -> u32 {
+        match self {
+            AnyReliability::PfcFree(r) => r.tag(),
+            _ => 0,
+        }
     }
 }
 
@@ -197,6 +250,8 @@ pub fn short_timeout_warnings(
         .into_iter()
         .flatten()
         .collect(),
+        // Its timeout follows the measured RTT, at least `rto_min`.
+        Transport::PfcFree(_) => Vec::new(),
     }
 }
 
@@ -213,6 +268,9 @@ pub enum RxReply {
     },
     /// Nothing.
     Silent,
+    /// What a software receiver (the PFC-free transport) asks: an ACK it
+    /// built, or its coalescing timer.
+    Soft(SoftRx),
 }
 
 /// Receive state of one QP, per [`Transport`].
@@ -222,6 +280,8 @@ pub enum Receiver {
     GoBackN(GbnReceiver),
     /// IRN.
     Irn(IrnReceiver),
+    /// The PFC-free transport (boxed: its coalescing state and messages).
+    PfcFree(Box<PfcFreeReceiver>),
 }
 
 impl Receiver {
@@ -230,12 +290,22 @@ impl Receiver {
         match transport {
             Transport::GoBackN => Receiver::GoBackN(GbnReceiver::default()),
             Transport::Irn(_) => Receiver::Irn(IrnReceiver::default()),
+            Transport::PfcFree(c) => Receiver::PfcFree(Box::new(PfcFreeReceiver::new(*c))),
         }
     }
 
-    /// A data packet of `payload` bytes at byte `seq` arrived.
+    /// Data packet `pkt` arrived; `sender` is its flow's sender, whose
+    /// record of the packet's WQE a software receiver reads its headers
+    /// from.
     #[inline]
-    pub fn on_data(&mut self, now: Time, seq: u64, payload: u64, nic: &NicConfig) -> RxReply {
+    pub fn on_data(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        sender: &AnyReliability,
+        nic: &NicConfig,
+    ) -> RxReply {
+        let (seq, payload) = (pkt.seq, u64::from(pkt.payload));
         match self {
             Receiver::GoBackN(r) => match r.on_data(now, seq, payload, nic) {
                 RxVerdict::Ack => RxReply::Ack,
@@ -246,6 +316,48 @@ impl Receiver {
                 IrnRxVerdict::Ack => RxReply::Ack,
                 IrnRxVerdict::Nack => RxReply::Nack { sack: seq },
             },
+            Receiver::PfcFree(r) => {
+                let hdr = sender
+                    .pfc_free()
+                    .and_then(|s| s.header(s.gn_of_tag(pkt.ext)));
+                RxReply::Soft(r.on_packet(now, seq, payload, pkt.ecn_ce, hdr))
+            }
+        }
+    }
+
+    /// The coalescing timer of a software receiver, armed as `version`,
+    /// fired.
+    pub fn on_timer(&mut self, now: Time, version: u32) -> SoftRx {
+        match self {
+            Receiver::PfcFree(r) => r.on_timer(now, version),
+            _ => SoftRx::Nothing,
+        }
+    }
+
+    /// The body of software ACK `serial`, which just reached the sender.
+    pub fn take_soft_ack(&mut self, serial: u64) -> Option<AckBody> {
+        match self {
+            Receiver::PfcFree(r) => r.take_ack(serial),
+            _ => None,
+        }
+    }
+
+    /// Whether a flow of `size` bytes, finished at its sender, was handed
+    /// to the application whole, each message exactly once (a software
+    /// receiver's check; the hardware transports count bytes only at
+    /// the sender).
+    pub fn check_delivered(&self, size: u64) -> Result<(), String> {
+        match self {
+            Receiver::PfcFree(r) => r.check_complete(size),
+            _ => Ok(()),
+        }
+    }
+
+    /// The class a software receiver's ACKs travel in.
+    pub fn soft_ack_class(&self) -> u8 {
+        match self {
+            Receiver::PfcFree(r) => r.ack_class(),
+            _ => 0,
         }
     }
 
@@ -255,7 +367,44 @@ impl Receiver {
         match self {
             Receiver::GoBackN(r) => r.expected,
             Receiver::Irn(r) => r.expected,
+            Receiver::PfcFree(_) => 0,
         }
+    }
+}
+
+/// The PFC-free transport's counters, summed over a run's flows.
+impl pfc_free::PfcFreeTotals {
+    /// The sum over each flow's sender and receiver; `None` if no flow
+    /// runs the PFC-free transport.
+    pub fn sum<'a>(
+        flows: impl Iterator<Item = (&'a AnyReliability, &'a Receiver)>,
+    ) -> Option<Self> {
+        let mut t = Self::default();
+        let mut any = false;
+        for (s, r) in flows {
+            if let AnyReliability::PfcFree(s) = s {
+                any = true;
+                let a = &mut t.sender;
+                let b = &s.stats;
+                a.wqes += b.wqes;
+                a.lost_by_ack += b.lost_by_ack;
+                a.lost_by_timeout += b.lost_by_timeout;
+                a.rtt_samples += b.rtt_samples;
+                a.qp_switches += b.qp_switches;
+            }
+            if let Receiver::PfcFree(r) = r {
+                any = true;
+                let a = &mut t.receiver;
+                let b = &r.stats;
+                a.messages += b.messages;
+                a.bytes += b.bytes;
+                a.oos += b.oos;
+                a.duplicates += b.duplicates;
+                a.acks += b.acks;
+                a.acked_entries += b.acked_entries;
+            }
+        }
+        any.then_some(t)
     }
 }
 

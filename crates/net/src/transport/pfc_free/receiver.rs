@@ -1,0 +1,339 @@
+//! The PFC-free transport's receiver: a UC QP's hardware semantics (a
+//! WQE is delivered only if every one of its packets arrives, in order;
+//! Bifröst §2.1, §3.3) under the software control path's receive side:
+//! placement of each chunk, submission of whole messages, exactly once,
+//! and coalesced software ACKs (Bifröst §3.4.2, App. A.1).
+
+use super::config::{PfcFreeConfig, ACK_ENTRY_BYTES, ACK_FIXED_BYTES};
+use super::headers::{AckBody, AckEntry, Verb, WqeHeader};
+use super::sender::MAX_PATHS;
+use engine::Time;
+use std::collections::{HashMap, VecDeque};
+
+/// A UC QP's receive state: the WQE being received and its next byte
+/// (its ePSN).
+#[derive(Clone, Copy, Debug, Default)]
+struct UcQp {
+    gn: u64,
+    next: u64,
+    /// Receiving a WQE whose packets so far arrived in order.
+    alive: bool,
+}
+
+/// A message being received.
+#[derive(Clone, Debug)]
+struct RxMsg {
+    len: u64,
+    units: Vec<u64>,
+    got: u64,
+    submitted: bool,
+}
+
+/// What the receiver counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Messages handed to the application (each once).
+    pub messages: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// WQEs the UC QP dropped because one of their packets was missing
+    /// (the paper's OOS counter: PSN gaps seen).
+    pub oos: u64,
+    /// WQEs received whose data was already there (resent or duplicated).
+    pub duplicates: u64,
+    /// ACK frames sent.
+    pub acks: u64,
+    /// Numbers they acknowledged.
+    pub acked_entries: u64,
+}
+
+/// What the receiver asks of its NIC after a packet or its timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftRx {
+    /// Nothing.
+    Nothing,
+    /// Send the ACK just built: its serial number and frame bytes.
+    Ack {
+        /// Its serial number (in the frame's `seq`).
+        serial: u64,
+        /// Payload bytes: the fixed part and the numbers.
+        bytes: u32,
+        /// An acknowledged packet was ECN-marked (the hardware CNP, carried
+        /// on the ACK).
+        cnp: bool,
+    },
+    /// Arm the coalescing timer for this time, as this version.
+    Timer {
+        /// When.
+        at: Time,
+        /// Its version.
+        version: u32,
+    },
+}
+
+/// The receiver of one connection.
+#[derive(Clone, Debug)]
+pub struct PfcFreeReceiver {
+    cfg: PfcFreeConfig,
+    qps: [UcQp; MAX_PATHS as usize],
+    msgs: HashMap<u32, RxMsg>,
+    /// Message ids below this are all submitted (and forgotten).
+    done_below: u32,
+    expected_send_rn: u32,
+    expected_write: Option<(u32, u32)>,
+    pending: Vec<AckEntry>,
+    pending_bytes: u64,
+    pending_cnp: bool,
+    /// T2 of the newest pending WQE (the ACK's reference).
+    ref_t2: Time,
+    timer_version: u32,
+    timer_armed: bool,
+    next_serial: u64,
+    /// ACKs sent and not yet read by the sender, by serial.
+    sent: VecDeque<(u64, AckBody)>,
+    /// What it counted.
+    pub stats: ReceiverStats,
+    /// Messages submitted, each id once (checked at the end of a run).
+    submitted_twice: u64,
+}
+
+impl PfcFreeReceiver {
+    /// A receiver with `cfg`.
+    pub fn new(cfg: PfcFreeConfig) -> Self {
+        PfcFreeReceiver {
+            cfg,
+            qps: [UcQp::default(); MAX_PATHS as usize],
+            msgs: HashMap::new(),
+            done_below: 0,
+            expected_send_rn: 0,
+            expected_write: None,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            pending_cnp: false,
+            ref_t2: Time::ZERO,
+            timer_version: 0,
+            timer_armed: false,
+            next_serial: 0,
+            sent: VecDeque::new(),
+            stats: ReceiverStats::default(),
+            submitted_twice: 0,
+        }
+    }
+
+    /// A data packet arrived at `now`: `seq` and `payload` bytes of the WQE
+    /// `hdr` (`None` if the sender no longer keeps it: a stray copy of a
+    /// settled WQE, which the QP drops), ECN-marked or not.
+    pub fn on_packet(
+        &mut self,
+        now: Time,
+        seq: u64,
+        payload: u64,
+        ecn: bool,
+        hdr: Option<WqeHeader>,
+    ) -> SoftRx {
+        let Some(h) = hdr else {
+            return SoftRx::Nothing;
+        };
+        let q = &mut self.qps[usize::from(h.path)];
+        if seq == h.start {
+            // A first packet: a WQE still open on this QP lost its tail.
+            if q.alive {
+                self.stats.oos += 1;
+            }
+            *q = UcQp {
+                gn: h.gn,
+                next: seq + payload,
+                alive: true,
+            };
+        } else if q.alive && q.gn == h.gn && seq == q.next {
+            q.next += payload;
+        } else if q.gn == h.gn && seq < q.next {
+            // A duplicate of a packet already taken (PSN below ePSN).
+            return SoftRx::Nothing;
+        } else {
+            // A gap: UC drops the rest of this WQE.
+            if q.alive {
+                self.stats.oos += 1;
+            }
+            q.alive = false;
+            return SoftRx::Nothing;
+        }
+        if ecn {
+            self.pending_cnp = true;
+        }
+        if q.next < h.start + h.len {
+            return SoftRx::Nothing;
+        }
+        q.alive = false;
+        self.on_wqe(&h, now)
+    }
+
+    /// WQE `h` arrived whole at `now` (its receive completion, T2).
+    fn on_wqe(&mut self, h: &WqeHeader, now: Time) -> SoftRx {
+        let unit = self.cfg.unit;
+        let (entry, ooo) = match h.verb {
+            Verb::Write => {
+                let off = h.write_off.expect("a WRITE's offset");
+                let ooo = self.expected_write.is_some_and(|e| e != (h.mid, off));
+                let next_off = off + h.len.div_ceil(unit) as u32;
+                self.expected_write = Some(if h.start + h.len - h.msg_start >= h.msg_len {
+                    (h.mid + 1, 0)
+                } else {
+                    (h.mid, next_off)
+                });
+                (AckEntry::Write { mid: h.mid, off }, ooo)
+            }
+            Verb::Send | Verb::RetxSend => {
+                let ooo = h.send_rn != self.expected_send_rn;
+                if h.send_rn.wrapping_sub(self.expected_send_rn) < u32::MAX / 2 {
+                    self.expected_send_rn = h.send_rn.wrapping_add(1);
+                }
+                (AckEntry::Send(h.gn), ooo)
+            }
+        };
+        self.place(h);
+        self.pending.push(entry);
+        self.pending_bytes += h.len;
+        self.ref_t2 = now;
+        let full = self.pending.len() >= self.cfg.ack_count as usize
+            || self.pending_bytes >= self.cfg.ack_bytes;
+        if full || h.hint || ooo {
+            return self.flush(now);
+        }
+        if self.timer_armed {
+            return SoftRx::Nothing;
+        }
+        self.timer_armed = true;
+        self.timer_version = self.timer_version.wrapping_add(1);
+        SoftRx::Timer {
+            at: now + self.cfg.ack_timer,
+            version: self.timer_version,
+        }
+    }
+
+    /// Put the WQE's bytes in place, unless its message was submitted (a
+    /// resent SEND is copied only then, Bifröst §3.4.2), and submit the
+    /// message once every unit is there.
+    fn place(&mut self, h: &WqeHeader) {
+        let unit = self.cfg.unit;
+        if h.mid < self.done_below {
+            self.stats.duplicates += 1;
+            return;
+        }
+        let m = self.msgs.entry(h.mid).or_insert_with(|| RxMsg {
+            len: h.msg_len,
+            units: vec![0; h.msg_len.div_ceil(unit).div_ceil(64) as usize],
+            got: 0,
+            submitted: false,
+        });
+        if m.submitted {
+            self.stats.duplicates += 1;
+            return;
+        }
+        let first = (h.start - h.msg_start) / unit;
+        let last = (h.start + h.len - h.msg_start).div_ceil(unit);
+        let mut fresh = false;
+        for u in first..last {
+            let (w, b) = ((u / 64) as usize, u % 64);
+            if m.units[w] & (1 << b) == 0 {
+                m.units[w] |= 1 << b;
+                m.got += 1;
+                fresh = true;
+            }
+        }
+        if !fresh {
+            self.stats.duplicates += 1;
+        }
+        if m.got == m.len.div_ceil(unit) {
+            if m.submitted {
+                self.submitted_twice += 1;
+            }
+            m.submitted = true;
+            self.stats.messages += 1;
+            self.stats.bytes += m.len;
+            // Forget submitted messages at the front.
+            while self.msgs.get(&self.done_below).is_some_and(|m| m.submitted) {
+                self.msgs.remove(&self.done_below);
+                self.done_below += 1;
+            }
+        }
+    }
+
+    /// Build an ACK of every pending number now (T3′).
+    fn flush(&mut self, now: Time) -> SoftRx {
+        self.timer_armed = false;
+        if self.pending.is_empty() {
+            return SoftRx::Nothing;
+        }
+        let entries = std::mem::take(&mut self.pending);
+        let n = entries.len() as u32;
+        let body = AckBody {
+            entries,
+            residence: now - self.ref_t2,
+        };
+        let serial = self.next_serial;
+        self.next_serial += 1;
+        self.sent.push_back((serial, body));
+        self.stats.acks += 1;
+        self.stats.acked_entries += u64::from(n);
+        self.pending_bytes = 0;
+        let cnp = std::mem::take(&mut self.pending_cnp);
+        SoftRx::Ack {
+            serial,
+            bytes: ACK_FIXED_BYTES + ACK_ENTRY_BYTES * n,
+            cnp,
+        }
+    }
+
+    /// The coalescing timer, armed as `version`, fired at `now`.
+    pub fn on_timer(&mut self, now: Time, version: u32) -> SoftRx {
+        if !self.timer_armed || version != self.timer_version {
+            return SoftRx::Nothing;
+        }
+        self.flush(now)
+    }
+
+    /// The body of ACK `serial`, taken by the sender when the frame
+    /// arrives; older ones (whose frames were lost) are dropped.
+    pub fn take_ack(&mut self, serial: u64) -> Option<AckBody> {
+        while let Some((s, _)) = self.sent.front() {
+            if *s < serial {
+                self.sent.pop_front();
+            } else {
+                break;
+            }
+        }
+        match self.sent.front() {
+            Some((s, _)) if *s == serial => self.sent.pop_front().map(|(_, b)| b),
+            _ => None,
+        }
+    }
+
+    /// Whether every message of a flow of `size` bytes was submitted,
+    /// exactly once, and the bytes submitted are the sender's: the
+    /// end-of-run check. `Err` says what is wrong.
+    pub fn check_complete(&self, size: u64) -> Result<(), String> {
+        if self.submitted_twice > 0 {
+            return Err(format!("{} messages submitted twice", self.submitted_twice));
+        }
+        if self.stats.bytes != size {
+            return Err(format!(
+                "the receiver submitted {} bytes of the sender's {size}",
+                self.stats.bytes
+            ));
+        }
+        let msgs = size.div_ceil(self.cfg.message_bytes());
+        if self.stats.messages != msgs {
+            return Err(format!(
+                "the receiver submitted {} messages of the sender's {msgs}",
+                self.stats.messages
+            ));
+        }
+        Ok(())
+    }
+
+    /// The ACK class.
+    pub fn ack_class(&self) -> u8 {
+        self.cfg.ack_class
+    }
+}

@@ -1,0 +1,197 @@
+//! The PFC-free transport (Bifröst's UC data path with a software control
+//! path; `transport/pfc_free/`) in whole runs: robustness to random loss
+//! (Bifröst §4.2.2, Fig. 7) and delivery exactly once.
+
+use engine::{Delta, Rate, Time};
+use rdmasim_net::transport::PfcFreeConfig;
+use rdmasim_net::{NetConfig, PortRule, PortSettings, RunResults, Simulation, Transport};
+use topo::Topology;
+use workload::FlowSpec;
+
+const LINK: u64 = 25;
+
+fn flow(id: u32, size: u64, start: Time) -> FlowSpec {
+    FlowSpec {
+        id,
+        src: 0,
+        dst: 1,
+        size,
+        start,
+        pg: 3,
+        dport: 100,
+    }
+}
+
+/// Two hosts on one ToR, 25 Gb/s: the single path of Fig. 7.
+fn path() -> Topology {
+    topo::star(2, Rate::gbps(LINK), Delta::from_us(1)).unwrap()
+}
+
+/// A lossy fabric (no PFC) with the paper's 1024 B MTU (Bifröst Table 2),
+/// losing `loss` of the frames the ToR sends to the server (host 1).
+fn net(transport: Transport, loss: f64) -> NetConfig {
+    let mut cfg = NetConfig {
+        stop_time: Some(Time::from_ns(2_000_000_000)),
+        ..NetConfig::default()
+    };
+    cfg.pfc.enabled = false;
+    cfg.nic.mtu_payload = 1024;
+    cfg.nic.transport = transport;
+    if loss > 0.0 {
+        cfg.ports.push(PortRule {
+            link: 1,
+            at_b: true,
+            settings: PortSettings {
+                loss: Some(loss),
+                ..PortSettings::default()
+            },
+        });
+    }
+    cfg
+}
+
+fn run(flows: Vec<FlowSpec>, cfg: NetConfig) -> RunResults {
+    let mut sim = Simulation::new(&path(), flows, cfg).expect("valid scenario");
+    sim.run();
+    sim.results()
+}
+
+/// Bytes delivered over the time from the first start to the last end, Gb/s.
+fn goodput(r: &RunResults) -> f64 {
+    assert_eq!(r.unfinished(), 0, "every flow finishes");
+    let bytes: u64 = r.flows.iter().map(|f| f.size).sum();
+    let start = r.flows.iter().map(|f| f.start).min().unwrap();
+    let end = r.flows.iter().filter_map(|f| f.end).max().unwrap();
+    bytes as f64 * 8.0 / (end - start).ps() as f64 * 1000.0
+}
+
+/// One connection of `requests` messages of `request` bytes, I/O depth 8.
+fn pfc_free(request: u64, requests: u64, loss: f64) -> RunResults {
+    let c = PfcFreeConfig {
+        message: request,
+        ..PfcFreeConfig::default()
+    };
+    let r = run(
+        vec![flow(0, request * requests, Time::ZERO)],
+        net(Transport::PfcFree(c), loss),
+    );
+    assert!(r.delivery_failures.is_empty(), "{:?}", r.delivery_failures);
+    r
+}
+
+/// Bifröst Fig. 7's shape at 1/1024 random loss on the ToR port facing the
+/// server: the PFC-free transport keeps at least 85% of its loss-free
+/// goodput at request sizes 1 KB, 64 KB and 1 MB (measured: 100%, 92.6%,
+/// 92.4%), every message delivered exactly once.
+#[test]
+fn pfc_free_keeps_its_goodput_under_random_loss() {
+    for (request, n) in [(1024u64, 4096u64), (64 * 1024, 256), (1 << 20, 32)] {
+        let clean = pfc_free(request, n, 0.0);
+        let lossy = pfc_free(request, n, 1.0 / 1024.0);
+        assert_eq!(clean.corrupted(), 0);
+        assert!(lossy.corrupted() > 0, "{request} B: no frame was lost");
+        let t = lossy.pfc_free.expect("the PFC-free transport ran");
+        assert_eq!(t.receiver.messages, n, "each message handed over once");
+        assert!(t.sender.lost_by_ack + t.sender.lost_by_timeout > 0);
+        let kept = goodput(&lossy) / goodput(&clean);
+        assert!(
+            kept >= 0.85,
+            "{request} B requests: {:.2} of {:.2} Gb/s kept ({:.1}%)",
+            goodput(&lossy),
+            goodput(&clean),
+            kept * 100.0
+        );
+    }
+}
+
+/// Planned losses of a WQE's first, middle and last packets, and of a
+/// retransmission: each costs its WQE, which is resent (by SENDs of one
+/// unit), and the receiver hands every message over exactly once.
+#[test]
+fn planned_losses_cost_their_whole_wqe_and_nothing_else() {
+    let c = PfcFreeConfig {
+        message: 256 * 1024,
+        ..PfcFreeConfig::default()
+    };
+    let size = 4 << 20;
+    let mut sim = Simulation::new(
+        &path(),
+        vec![flow(0, size, Time::ZERO)],
+        net(Transport::PfcFree(c), 0.0),
+    )
+    .unwrap();
+    // The first packet of the flow (its first WQE's), one in the middle of
+    // a chunk, the flow's very last byte's packet; and the same first
+    // packet again, when resent.
+    for seq in [0, 300 * 1024, size - 1024, 0] {
+        sim.drop_once(0, seq);
+    }
+    sim.run();
+    let r = sim.results();
+    assert_eq!(r.unfinished(), 0);
+    assert!(r.delivery_failures.is_empty(), "{:?}", r.delivery_failures);
+    assert_eq!(r.corrupted(), 4);
+    let t = r.pfc_free.unwrap();
+    assert_eq!(t.receiver.messages, size / (256 * 1024));
+    assert_eq!(t.receiver.bytes, size);
+    // Only the lost WQEs' bytes come again: at most 4 chunks of 64 KB.
+    let resent = r.flows[0].retransmitted;
+    assert!(resent > 0 && resent <= 4 * 64 * 1024, "resent {resent}");
+}
+
+/// The runs' own end-of-run check: a flow whose receiver did not hand over
+/// every byte is named.
+#[test]
+fn the_end_of_run_check_names_a_short_delivery() {
+    let c = PfcFreeConfig::default();
+    let rx = rdmasim_net::transport::Receiver::new(&Transport::PfcFree(c));
+    let e = rx.check_delivered(10_000).unwrap_err();
+    assert!(e.contains("submitted 0 bytes of the sender's 10000"), "{e}");
+}
+
+/// Beside PFC and DCQCN on a lossless class (Bifröst §4.3, and step 2 of
+/// the upgrade of §4.6.1): a 3-to-1 incast of PFC-free connections drops
+/// nothing, the switch marks ECN, and DCQCN hears the marks
+/// through the software ACKs; every message arrives once.
+#[test]
+fn runs_beside_pfc_and_dcqcn_on_a_lossless_class() {
+    use rdmasim_net::cc::{CcConfig, DcqcnConfig};
+    let topo = topo::star(4, Rate::gbps(25), Delta::from_us(1)).unwrap();
+    let flows = (0..3)
+        .map(|i| FlowSpec {
+            id: i,
+            src: i,
+            dst: 3,
+            size: 4 << 20,
+            start: Time::ZERO,
+            pg: 3,
+            dport: 100,
+        })
+        .collect::<Vec<_>>();
+    let run_with = |cc: CcConfig| {
+        let c = PfcFreeConfig {
+            message: 256 * 1024,
+            queue: rdmasim_net::transport::pfc_free::PfcFreeQueue::Lossless,
+            ..PfcFreeConfig::default()
+        };
+        let mut cfg = net(Transport::PfcFree(c), 0.0);
+        cfg.pfc.enabled = true;
+        cfg.cc = cc;
+        let mut sim = Simulation::new(&topo, flows.clone(), cfg).unwrap();
+        sim.run();
+        sim.results()
+    };
+    let r = run_with(CcConfig::Dcqcn(DcqcnConfig::default()));
+    assert_eq!(r.unfinished(), 0);
+    assert_eq!(r.drops(), 0, "a lossless class drops nothing");
+    assert!(r.delivery_failures.is_empty(), "{:?}", r.delivery_failures);
+    assert!(r.ecn_marks() > 0, "the incast queue marks");
+    let t = r.pfc_free.unwrap();
+    assert_eq!(t.receiver.messages, 3 * 16);
+    assert_eq!(t.sender.lost_by_ack + t.sender.lost_by_timeout, 0);
+    // Without DCQCN the same incast marks more: the hardware control
+    // acted on the CNPs the software ACKs carried.
+    let none = run_with(CcConfig::None);
+    assert_eq!(none.drops(), 0);
+    assert!(r.ecn_marks() < none.ecn_marks());
+}
