@@ -132,6 +132,9 @@ impl<F: FlowControl> FlowControl for PfcStorm<F> {
         }
         self.timer.arm(self.next, out);
     }
+    fn send_upstream(&mut self, now: Time, frame: &Packet, out: &mut FcOutbox) {
+        self.inner.send_upstream(now, frame, out)
+    }
     fn held_flows(&self) -> Vec<(u32, u64, bool)> {
         self.inner.held_flows()
     }

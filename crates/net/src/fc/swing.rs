@@ -76,6 +76,12 @@ impl<F: FlowControl> FlowControl for SwingRelay<F> {
     fn on_timer(&mut self, now: Time, s: &dyn Fn(usize) -> IngressState, out: &mut FcOutbox) {
         self.inner.on_timer(now, s, out)
     }
+    fn send_upstream(&mut self, now: Time, frame: &Packet, out: &mut FcOutbox) {
+        self.inner.send_upstream(now, frame, out)
+    }
+    fn held_flows(&self) -> Vec<(u32, u64, bool)> {
+        self.inner.held_flows()
+    }
     fn counters(&self, now: Time) -> FcCounters {
         self.inner.counters(now)
     }

@@ -271,6 +271,9 @@ impl<F: FlowControl> FlowControl for PfcWatchdog<F> {
         // The port's timer is spent: arm it again whatever changed.
         self.update(now, true, out);
     }
+    fn send_upstream(&mut self, now: Time, frame: &Packet, out: &mut FcOutbox) {
+        self.inner.send_upstream(now, frame, out)
+    }
     fn held_flows(&self) -> Vec<(u32, u64, bool)> {
         self.inner.held_flows()
     }
