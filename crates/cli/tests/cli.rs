@@ -1349,6 +1349,8 @@ fn malformed_bfc_and_flowsail_settings() {
             ("cfg.toml", line, &format!("ports.fabric.{key}")),
         );
     }
+}
+
 /// A run that relies on the default of no congestion control, or on
 /// go-back-N's default retransmission timeout (which the peer does not
 /// have), says so before it starts, in `run` and in `check`; one that

@@ -38,6 +38,7 @@ fn incast_sim() -> Simulation {
                 quanta: QUANTA,
                 refresh_fraction: 0.5,
             },
+            watchdog: None,
         },
         ..NetConfig::default()
     };

@@ -1078,6 +1078,8 @@ fn bfc_and_flowsail_port_keys() {
     }
     let e = err_of(&with("pfc", "bfc_queues = 8\n"));
     assert!(e.contains("only with fc = \"bfc\""), "{e}");
+}
+
 /// `[pfc.watchdog]` and `[[pfc_storm]]` build what they say, and each bad
 /// value is one error naming its key.
 #[test]
@@ -1127,6 +1129,8 @@ fn watchdog_and_storm_keys() {
         let e = err_of(&format!("{SMALL}\n[[pfc_storm]]\n{bad}\n"));
         assert!(e.contains(key) && e.contains(says), "{e}");
     }
+}
+
 /// `[transport] kind = "pfc_free"`: its defaults, its queue's PFC rule,
 /// and each bad setting named at its key.
 #[test]

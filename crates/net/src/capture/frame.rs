@@ -39,6 +39,11 @@ const OP_WRITE_LAST: u8 = 0x08;
 const OP_WRITE_ONLY: u8 = 0x0A;
 const OP_ACK: u8 = 0x11;
 const OP_CNP: u8 = 0x81;
+/// UD SEND Only: the PFC-free transport's software ACK, sent on a UD QP.
+const OP_UD_SEND_ONLY: u8 = 0x64;
+/// The Q_Key a software ACK's DETH carries (rdmasim's choice: any fixed
+/// key; rdmasim models no Q_Key check).
+const SOFT_ACK_QKEY: u32 = 0x1111_1111;
 /// AETH syndromes: an ACK with no end-to-end credit count, a NAK for a
 /// PSN sequence error.
 const AETH_ACK: u8 = 0x1F;
@@ -188,6 +193,25 @@ pub(crate) fn encode(f: &Frame, cx: &HeaderCtx, snaplen: u32) -> Vec<(Vec<u8>, u
                 }
             }
             out
+        }
+        PacketKind::SoftAck => {
+            // A UD SEND with a DETH (Q_Key, source QP); the ACK's body
+            // (its WQE numbers and timestamps) is zeros, as long as the
+            // frame's size leaves for it after these headers.
+            let qpn = (flow_id(cx, p).wrapping_add(QPN_BASE)) & 0xFF_FFFF;
+            let mut deth = Vec::with_capacity(8);
+            deth.extend_from_slice(&SOFT_ACK_QKEY.to_be_bytes());
+            deth.extend_from_slice(&qpn.to_be_bytes());
+            let bth = Bth {
+                opcode: OP_UD_SEND_ONLY,
+                ack_req: false,
+                qpn,
+                psn: psn(p.seq),
+            };
+            let (dst_mac, src_mac) = (mac(dn, dp), mac(sn, sp));
+            let headers = 14 + 20 + 8 + 12 + deth.len() as u32 + 4;
+            let body = p.size.saturating_sub(headers);
+            vec![roce(&mut eth, dst_mac, src_mac, p, 0, bth, &deth, body)]
         }
     };
     frames
