@@ -19,6 +19,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod buffer_cmd;
+mod compare_cmd;
 mod pipeline;
 
 /// `rdmasim --version`: the package version and the commit built
@@ -66,7 +67,15 @@ enum Command {
         /// Show no progress line.
         #[arg(long, short)]
         quiet: bool,
+        /// Also write the run's summary.json to this file (what `rdmasim compare` reads).
+        #[arg(long, value_name = "FILE")]
+        summary: Option<PathBuf>,
+        /// Seed of every random stream (default 1); another seed is another run of the config.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
     },
+    /// Run a peer config through the HPCC ns-3 simulator and rdmasim, and write both side by side.
+    Compare(compare_cmd::CompareArgs),
     /// Run every combination of a sweep file's axes, in parallel; resumes where it stopped.
     Sweep(pipeline::SweepArgs),
     /// Slowdown statistics of runs (the peer script's buckets and fixed size buckets).
@@ -128,7 +137,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             quiet,
         } => run_toml(&config, out, seed, quiet),
         Command::Check { config } => check_toml(&config),
-        Command::Hpcc { config, quiet } => {
+        Command::Hpcc {
+            config,
+            quiet,
+            summary,
+            seed,
+        } => {
             let opts = RunOptions {
                 progress: true,
                 quiet,
@@ -136,9 +150,14 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 config_toml: None,
                 timeseries: None,
             };
-            let report = experiment::run_peer_config(&config, &opts)?;
+            let report = experiment::peer_config::run_peer_config_seeded(&config, seed, &opts)?;
+            if let Some(path) = summary {
+                std::fs::write(&path, experiment::compare::summary_json(&report.summary))
+                    .map_err(|e| ExperimentError::io(&path, e))?;
+            }
             finish(&report)
         }
+        Command::Compare(a) => compare_cmd::compare(a),
         Command::Sweep(a) => pipeline::sweep(a),
         Command::Analyze(a) => pipeline::analyze(a),
         Command::Plot(a) => pipeline::plot(a),

@@ -616,7 +616,23 @@ fn closest_key(key: &str) -> Option<&'static str> {
 /// `PFC_OUTPUT_FILE`. Unsupported keys are reported in one warning on
 /// stderr, each of [`PeerConfig::warnings`] in one more.
 pub fn run_peer_config(path: &Path, opts: &RunOptions) -> Result<RunReport, ExperimentError> {
-    let cfg = load_peer_config(path)?;
+    run_peer_config_seeded(path, None, opts)
+}
+
+/// [`run_peer_config`] with `seed` (if given) replacing the seed of every
+/// random stream (the ECN marking draws; ECMP hashes by node id whatever
+/// the seed), 1 by default. Another seed gives another run of the same config, as
+/// the peer's `RngRun` does: how far two such runs differ is the scenario's
+/// own spread (docs/validation.md, "Side by side with the peer").
+pub fn run_peer_config_seeded(
+    path: &Path,
+    seed: Option<u64>,
+    opts: &RunOptions,
+) -> Result<RunReport, ExperimentError> {
+    let mut cfg = load_peer_config(path)?;
+    if let Some(seed) = seed {
+        cfg.scenario.net.seed = seed;
+    }
     if !cfg.unsupported.is_empty() {
         eprintln!(
             "rdmasim: warning: {} has settings rdmasim does not model yet: {}",
