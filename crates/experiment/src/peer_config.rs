@@ -420,6 +420,10 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     // The peer's switches carry ACKs in the flow's class whatever
     // ACK_HIGH_PRIO says (`third.cc` sets it for hosts only).
     net.nic.switch_ack_high_prio = false;
+    // ECMP picks among the next hops by index, and the peer's tables list
+    // them in the order its route search reaches them: on its fat tree,
+    // descending by port (docs/model.md, "ECMP next-hop order").
+    net.next_hop_order = topo::NextHopOrder::Descending;
     // The peer has no retransmission timeout (`RdmaHw`).
     net.nic.rto = None;
     // The monitor samples every 100 ns from QLEN_MON_START while before

@@ -338,6 +338,10 @@ pub struct NetConfig {
     /// Per-port overrides; a later rule for the same port replaces the
     /// fields it sets.
     pub ports: Vec<PortRule>,
+    /// Order of each switch's equal-cost next hops, among which ECMP picks
+    /// by index: ascending port (rdmasim's), or descending, as the peer's
+    /// tables are on its fat tree (`rdmasim hpcc`).
+    pub next_hop_order: topo::NextHopOrder,
 }
 
 impl Default for NetConfig {
@@ -354,6 +358,7 @@ impl Default for NetConfig {
             link_down: Vec::new(),
             qlen_monitor: None,
             ports: Vec::new(),
+            next_hop_order: topo::NextHopOrder::Ascending,
         }
     }
 }
