@@ -20,6 +20,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod buffer_cmd;
+mod compare_cmd;
 mod pipeline;
 
 /// `rdmasim --version`: the package version and the commit built
@@ -77,6 +78,12 @@ enum Command {
         /// Show no progress line.
         #[arg(long, short)]
         quiet: bool,
+        /// Also write the run's summary.json to this file (what `rdmasim compare` reads).
+        #[arg(long, value_name = "FILE")]
+        summary: Option<PathBuf>,
+        /// Seed of every random stream (default 1); another seed is another run of the config.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
     },
     /// Write the HPCC peer simulator's config.txt (with its topology and flow
     /// files) as rdmasim's TOML config, which `rdmasim run` runs as `rdmasim
@@ -89,6 +96,8 @@ enum Command {
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Run a peer config through the HPCC ns-3 simulator and rdmasim, and write both side by side.
+    Compare(compare_cmd::CompareArgs),
     /// Run every combination of a sweep file's axes, in parallel; resumes where it stopped.
     Sweep(pipeline::SweepArgs),
     /// Slowdown statistics of runs (the peer script's buckets and fixed size buckets).
@@ -161,6 +170,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             out,
             timeseries,
             quiet,
+            summary,
+            seed,
         } => {
             let opts = RunOptions {
                 progress: true,
@@ -171,8 +182,17 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 timeseries: None,
                 capture: None,
             };
-            let report =
-                experiment::run_peer_config(&config, out.as_deref(), timeseries.as_deref(), &opts)?;
+            let report = experiment::run_peer_config(
+                &config,
+                out.as_deref(),
+                timeseries.as_deref(),
+                seed,
+                &opts,
+            )?;
+            if let Some(path) = summary {
+                std::fs::write(&path, experiment::compare::summary_json(&report.summary))
+                    .map_err(|e| ExperimentError::io(&path, e))?;
+            }
             finish(&report)
         }
         Command::Convert { config, out } => {
@@ -187,6 +207,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             }
             Ok(0)
         }
+        Command::Compare(a) => compare_cmd::compare(a),
         Command::Sweep(a) => pipeline::sweep(a),
         Command::Analyze(a) => pipeline::analyze(a),
         Command::Plot(a) => pipeline::plot(a),

@@ -187,6 +187,7 @@ pub fn peer_net(hpcc: bool) -> NetConfig {
         cc,
         stop_time: None,
         error_rate_per_link: 0.0,
+        next_hop_order: topo::NextHopOrder::Descending,
         ..NetConfig::default()
     }
 }

@@ -81,6 +81,12 @@ pub fn convert_peer_config(path: &Path, out_dir: &Path) -> Result<String, Experi
         rel("TOPOLOGY_FILE")?,
         net.error_rate_per_link
     );
+    if net.next_hop_order == topo::NextHopOrder::Descending {
+        let _ = writeln!(
+            t,
+            "next_hop_order = \"descending\"  # ECMP's next hops in the peer's order"
+        );
+    }
     let _ = writeln!(
         t,
         "\n[workload]\nkind = \"file\"\npath = \"{}\"\n\

@@ -13,7 +13,7 @@
 //! [`convert`] (the peer's config as rdmasim's TOML),
 //! [`scenario`], [`run`], [`summary`] and [`output`] (running and writing a
 //! run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
-//! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator); below them
+//! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator), [`compare`] (`rdmasim compare`); below them
 //! [`fmt`] (every number format), `locate` (lines of TOML keys), `suggest`
 //! (the key meant by a misspelt one), `error` and `procstat`. Modules name what they use by its own module, never by
 //! this root's re-exports.
@@ -22,6 +22,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod buffer;
+pub mod compare;
 pub mod config;
 pub mod convert;
 mod error;

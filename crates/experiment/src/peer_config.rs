@@ -421,6 +421,10 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
     // The peer's switches carry ACKs in the flow's class whatever
     // ACK_HIGH_PRIO says (`third.cc` sets it for hosts only).
     net.nic.switch_ack_high_prio = false;
+    // ECMP picks among the next hops by index, and the peer's tables list
+    // them in the order its route search reaches them: on its fat tree,
+    // descending by port (docs/model.md, "ECMP next-hop order").
+    net.next_hop_order = topo::NextHopOrder::Descending;
     // The peer has no retransmission timeout (`RdmaHw`).
     net.nic.rto = None;
     // The monitor samples every 100 ns from QLEN_MON_START while before
@@ -622,15 +626,24 @@ fn closest_key(key: &str) -> Option<&'static str> {
 /// writes it), so that `rdmasim analyze` and `rdmasim plot` read the run.
 /// `timeseries` (`--timeseries INTERVAL`) records every switch port from
 /// the first flow's start ([`crate::config::timeseries::for_peer_config`]).
+/// `seed` (if given) replaces the seed of every random stream (the ECN
+/// marking draws; ECMP hashes by node id whatever the seed), 1 by default:
+/// another seed gives another run of the same config, as the peer's
+/// `RngRun` does, and how far two such runs differ is the scenario's own
+/// spread (docs/validation.md, "Side by side with the peer").
 /// Unsupported keys are reported in one warning on stderr, each of
 /// [`PeerConfig::warnings`] in one more.
 pub fn run_peer_config(
     path: &Path,
     out_dir: Option<&Path>,
     timeseries: Option<&str>,
+    seed: Option<u64>,
     opts: &RunOptions,
 ) -> Result<RunReport, ExperimentError> {
-    let cfg = load_peer_config(path)?;
+    let mut cfg = load_peer_config(path)?;
+    if let Some(seed) = seed {
+        cfg.scenario.net.seed = seed;
+    }
     if !cfg.unsupported.is_empty() {
         eprintln!(
             "rdmasim: warning: {} has settings rdmasim does not model yet: {}",
@@ -724,7 +737,7 @@ mod tests {
                 quiet: true,
                 ..RunOptions::default()
             };
-            run_peer_config(&cfg, None, None, &opts)
+            run_peer_config(&cfg, None, None, None, &opts)
                 .map(drop)
                 .map_err(|e| e.to_string())
         };

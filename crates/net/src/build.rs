@@ -481,7 +481,7 @@ impl Simulation {
         }
 
         let hosts = topo.hosts();
-        let routes = topo::Routes::compute(topo);
+        let routes = topo::Routes::compute_ordered(topo, cfg.next_hop_order);
 
         let mut node_switch = vec![u32::MAX; n];
         let mut switches = Vec::new();

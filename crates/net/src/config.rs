@@ -367,6 +367,10 @@ pub struct NetConfig {
     /// DCQCN per NIC generation on the hosts it lists (Azure §7.2); none
     /// by default.
     pub dcqcn_fleet: Option<crate::cc::DcqcnFleet>,
+    /// Order of each switch's equal-cost next hops, among which ECMP picks
+    /// by index: ascending port (rdmasim's), or descending, as the peer's
+    /// tables are on its fat tree (`rdmasim hpcc`).
+    pub next_hop_order: topo::NextHopOrder,
 }
 
 impl Default for NetConfig {
@@ -385,6 +389,7 @@ impl Default for NetConfig {
             ports: Vec::new(),
             pfc_storms: Vec::new(),
             dcqcn_fleet: None,
+            next_hop_order: topo::NextHopOrder::Ascending,
         }
     }
 }

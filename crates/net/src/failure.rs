@@ -26,7 +26,7 @@ impl Simulation {
             .iter()
             .map(|&l| self.topo.links[l as usize].clone())
             .collect();
-        let routes = topo::Routes::compute(&sub);
+        let routes = topo::Routes::compute_ordered(&sub, self.cfg.next_hop_order);
         self.dst_route = install_routes(
             &mut self.switches,
             &self.node_switch,

@@ -4,6 +4,19 @@ use crate::{Adjacency, NodeId, NodeKind, Topology};
 
 const NONE: u32 = u32::MAX;
 
+/// The order in which [`Routes::next_hops`] lists a node's equal-cost next
+/// hops; ECMP picks one by its index in the list, so two orders send a
+/// flow down different (equally short) paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NextHopOrder {
+    /// By ascending port (rdmasim's order).
+    #[default]
+    Ascending,
+    /// By descending port: the order the peer's tables have on its fat
+    /// tree (docs/model.md, "ECMP next-hop order").
+    Descending,
+}
+
 /// Where [`Routes`] keeps one (node, host) route.
 enum Slot {
     /// The host itself: no hop.
@@ -26,7 +39,7 @@ enum Slot {
 /// only: a host is never an intermediate hop. A link from `n` to `m` is a next
 /// hop of `n` toward `h` when `m` is `h` or a switch and `dist(m, h) + 1 ==
 /// dist(n, h)`. Next hops are listed by ascending link index (that is, by
-/// ascending port at `n`). Parallel links between two switches (the
+/// ascending port at `n`), or descending ([`NextHopOrder`]). Parallel links between two switches (the
 /// cross-DC builder's long links, [`crate::crossdc`]) each appear, so ECMP
 /// spreads flows across them.
 ///
@@ -68,6 +81,11 @@ impl Routes {
     /// ignored; use on a topology that passes [`Topology::validate`] (or on
     /// one with some of its links removed).
     pub fn compute(topo: &Topology) -> Routes {
+        Routes::compute_ordered(topo, NextHopOrder::Ascending)
+    }
+
+    /// [`Routes::compute`], listing each node's next hops in `order`.
+    pub fn compute_ordered(topo: &Topology, order: NextHopOrder) -> Routes {
         let n = topo.kinds.len();
         let adj = Adjacency::new(topo);
         let hosts = topo.hosts();
@@ -150,6 +168,7 @@ impl Routes {
             let ports = adj.ports(u);
             for (gi, &g) in group_node.iter().enumerate() {
                 let du = dist[r * ng + gi];
+                let start = next.len();
                 if u != g && du != NONE {
                     for &l in ports {
                         let v = adj.other_end(l, u);
@@ -164,6 +183,9 @@ impl Routes {
                             next.push(l);
                         }
                     }
+                }
+                if order == NextHopOrder::Descending {
+                    next[start..].reverse();
                 }
                 offsets.push(u32::try_from(next.len()).expect("route table over 4G entries"));
             }
@@ -319,6 +341,30 @@ mod tests {
     use super::*;
     use crate::{dumbbell, peer_fat_tree, star, LinkSpec};
     use engine::{Delta, Rate};
+
+    /// Descending order lists the same next hops as ascending, reversed;
+    /// single next hops are unchanged.
+    #[test]
+    fn descending_order_reverses_each_list_of_next_hops() {
+        let t = peer_fat_tree();
+        let up = Routes::compute(&t);
+        let down = Routes::compute_ordered(&t, NextHopOrder::Descending);
+        let mut multi = 0;
+        for node in 0..t.kinds.len() as NodeId {
+            for &h in &[0, 17, 319] {
+                let mut a = up.next_hops(node, h).to_vec();
+                let b = down.next_hops(node, h);
+                if a.len() > 1 {
+                    multi += 1;
+                    assert!(a.windows(2).all(|w| w[0] < w[1]), "{a:?}");
+                }
+                a.reverse();
+                assert_eq!(a, b, "node {node} to host {h}");
+            }
+        }
+        // ToRs and aggregation switches have 4 next hops up the tree.
+        assert!(multi > 50, "{multi}");
+    }
 
     #[test]
     fn peer_fat_tree_routes() {

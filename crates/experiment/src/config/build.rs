@@ -75,6 +75,9 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
     if let Some(e) = ts.error_rate_per_link {
         net.error_rate_per_link = cx.fraction("topology.error_rate_per_link", e, true)?;
     }
+    if let Some(o) = ts.next_hop_order {
+        net.next_hop_order = o.into();
+    }
     for (i, f) in doc.link_down.iter().flatten().enumerate() {
         let path = format!("link_down[{i}]");
         let at = Time(cx.time(&format!("{path}.at"), &f.at)?.ps());

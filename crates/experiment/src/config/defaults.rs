@@ -75,6 +75,7 @@ host_rate = "{rate}"             # rdmasim's choice (the peer's host rate, {PEER
 fabric_rate = "{rate}"
 delay = "{delay}"                     # rdmasim's choice (the peer's fat tree, {PEER} `mix/fat.txt`); or "80km"
 error_rate_per_link = {err:?}       # {PEER} ERROR_RATE_PER_LINK
+next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's order on its fat tree (rdmasim hpcc)
 
 [workload]
 # kind = "poisson" | "incast" | "bulk" | "probes" | "file"

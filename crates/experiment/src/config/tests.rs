@@ -1233,3 +1233,33 @@ fn transport_pfc_free_keys_defaults_and_errors() {
         "{e}"
     );
 }
+
+/// `[topology] next_hop_order`: ascending by default, descending when
+/// asked (the peer's order, which `rdmasim convert` writes), and a value
+/// of neither kind is one error at its key.
+#[test]
+fn next_hop_order_key() {
+    let build = |text: &str| {
+        build_scenario(&parse_config(text, "t.toml").unwrap(), Path::new(""))
+            .unwrap()
+            .net
+            .next_hop_order
+    };
+    assert_eq!(build(SMALL), topo::NextHopOrder::Ascending);
+    let with = |v: &str| {
+        SMALL.replace(
+            "[topology]\n",
+            &format!("[topology]\nnext_hop_order = {v}\n"),
+        )
+    };
+    assert_eq!(
+        build(&with("\"descending\"")),
+        topo::NextHopOrder::Descending
+    );
+    assert_eq!(build(&with("\"ascending\"")), topo::NextHopOrder::Ascending);
+    let e = err_of(&with("\"sideways\""));
+    assert!(
+        e.starts_with("t.toml:") && e.contains("next_hop_order"),
+        "{e}"
+    );
+}

@@ -178,6 +178,28 @@ pub struct TopologySection {
     /// Packet error rate on links whose own error rate is 0 (the peer's
     /// `ERROR_RATE_PER_LINK`).
     pub error_rate_per_link: Option<f64>,
+    /// Order of each switch's equal-cost next hops, among which ECMP picks
+    /// by index (docs/model.md, "ECMP next-hop order").
+    pub next_hop_order: Option<NextHopOrderKey>,
+}
+
+/// `next_hop_order`'s values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NextHopOrderKey {
+    /// By ascending port (rdmasim's default).
+    Ascending,
+    /// By descending port, as the peer's tables are on its fat tree.
+    Descending,
+}
+
+impl From<NextHopOrderKey> for topo::NextHopOrder {
+    fn from(k: NextHopOrderKey) -> Self {
+        match k {
+            NextHopOrderKey::Ascending => topo::NextHopOrder::Ascending,
+            NextHopOrderKey::Descending => topo::NextHopOrder::Descending,
+        }
+    }
 }
 
 pub(super) fn build_topology(
