@@ -1435,3 +1435,33 @@ fn completions_for_each_shell() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Building a large fabric (here a k = 32 fat tree, 8,192 hosts and 1,280
+/// switches) says so before it starts and how long it took, where a
+/// k = 64 tree used to leave a run silent for most of a minute; `-q`
+/// keeps a run quiet, and a small fabric says nothing.
+#[test]
+fn building_a_large_fabric_says_so() {
+    let dir = workdir("large-fabric");
+    let cfg =
+        "[run]\nname = \"large\"\nstop = \"5us\"\n\n[topology]\nkind = \"fat_tree\"\nk = 32\n\n\
+               [workload]\nkind = \"incast\"\nsenders = [0, 1]\nreceiver = 2\nsize = \"1KB\"\n\n\
+               [cc]\nkind = \"none\"\n[nic]\nrto = \"off\"\n";
+    fs::write(dir.join("large.toml"), cfg).unwrap();
+    let o = rdmasim(&dir, &["check", "large.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("rdmasim: building the network: 8192 hosts, 1280 switches"),
+        "{err}"
+    );
+    assert!(err.contains("rdmasim: network built in "), "{err}");
+    let o = rdmasim(&dir, &["run", "large.toml", "--out", "out", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("building"), "{}", text(&o.stderr));
+    let small = cfg.replace("k = 32", "k = 4");
+    fs::write(dir.join("small.toml"), small).unwrap();
+    let o = rdmasim(&dir, &["check", "small.toml"]);
+    assert!(!text(&o.stderr).contains("building"), "{}", text(&o.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -65,7 +65,8 @@ pub fn run_scenario(
     let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
     let n_flows = s.flows.len();
     let flows = std::mem::take(&mut s.flows);
-    let (mut sim, mut notes) = build_simulation(&s, flows, opts.timeseries.as_ref())?;
+    let announce = opts.progress && !opts.quiet;
+    let (mut sim, mut notes) = build_simulation(&s, flows, opts.timeseries.as_ref(), announce)?;
     if let Some(c) = &opts.capture {
         sim.capture(c.clone()).map_err(|e| {
             ExperimentError::Input(InputError::at(s.name.as_str(), None, "capture", e))
@@ -150,12 +151,50 @@ pub fn run_scenario(
 /// The simulation of `s` with `flows` (the scenario's, taken out of it),
 /// built and with its time series set up, and the notes known before it
 /// runs: the scenario's, the network's, and IRN over PFC.
+/// Switch·host pairs from which building a network announces itself:
+/// routes are computed from every switch to every host, so this product
+/// is what the build's time grows with (a k = 32 fat tree, 8,192 hosts and
+/// 1,280 switches, is about 10^7 pairs and a second or two to build on a
+/// 2-core VM; k = 64 is about 40 s, during which a run would otherwise be
+/// silent).
+const LARGE_FABRIC_PAIRS: usize = 10_000_000;
+
+/// Whether a network of `hosts` and `switches` is large enough to say that
+/// it is being built, and how long that took.
+fn is_large_fabric(hosts: usize, switches: usize) -> bool {
+    hosts.saturating_mul(switches) >= LARGE_FABRIC_PAIRS
+}
+
 fn build_simulation(
     s: &Scenario,
     flows: Vec<workload::FlowSpec>,
     timeseries: Option<&net::monitor::MonitorConfig>,
+    announce: bool,
 ) -> Result<(Simulation, Vec<String>), ExperimentError> {
-    let mut sim = Simulation::new(&s.topo, flows, s.net.clone()).map_err(|e| {
+    let hosts = s
+        .topo
+        .kinds
+        .iter()
+        .filter(|k| **k == topo::NodeKind::Host)
+        .count();
+    let switches = s.topo.kinds.len() - hosts;
+    let large = is_large_fabric(hosts, switches);
+    let built0 = Instant::now();
+    if announce && large {
+        eprintln!(
+            "rdmasim: building the network: {hosts} hosts, {switches} switches, {} links \
+             (routes from every switch to every host take a while at this size)",
+            s.topo.links.len()
+        );
+    }
+    let sim = Simulation::new(&s.topo, flows, s.net.clone());
+    if announce && large {
+        eprintln!(
+            "rdmasim: network built in {:.1} s",
+            built0.elapsed().as_secs_f64()
+        );
+    }
+    let mut sim = sim.map_err(|e| {
         // The section of the config that the error is about.
         let field = match e {
             net::BuildError::BadPortRule { .. } => "ports",
@@ -242,7 +281,7 @@ pub fn check_scenario(
         .iter()
         .filter(|f| never_starts(f.start, s.net.stop_time))
         .count();
-    let (_, notes) = build_simulation(&s, flows, timeseries)?;
+    let (_, notes) = build_simulation(&s, flows, timeseries, true)?;
     let hosts = s
         .topo
         .kinds
