@@ -34,13 +34,19 @@ fn every_seed_is_read_and_every_regression_input_refused_cleanly() {
 /// generated config (`base.toml:17`, past the end of base.toml) instead
 /// of the sweep's own line: a tab in a quoted key (the config's key
 /// locator did not read the escapes and characters of quoted keys), and
-/// an `=` in one (it split a key line at the first `=`, quoted or not).
+/// an `=` in one (it split a key line at the first `=`, quoted or not);
+/// and an `=` in the table part of one, which the config's parser names
+/// as another key on a line the sweep added past the base file's end.
 #[test]
 fn sweep_keys_with_odd_characters_are_blamed_at_their_own_line() {
     let dir = work("odd-keys");
     for (file, key) in [
         ("regress-tab-in-set-key.toml", "cc.ki\td"),
         ("regress-equals-in-set-key.toml", "timeseries.i~=/nterval"),
+        (
+            "regress-equals-in-set-table.toml",
+            "timeseri=Z=`Les.interval",
+        ),
     ] {
         let (_, bytes) = corpus(Target::Sweep)
             .into_iter()

@@ -576,6 +576,12 @@ pub fn plan(sweep: &Sweep) -> Result<Vec<PlannedRun>, ExperimentError> {
     Ok(runs)
 }
 
+/// A key as an error shows it: on one line, a line break in a quoted key
+/// written as its escape.
+fn one_line(key: &str) -> String {
+    key.replace('\n', "\\n").replace('\r', "\\r")
+}
+
 fn fmt_values(values: &[(String, String)]) -> String {
     values
         .iter()
@@ -606,19 +612,24 @@ fn blame_axis(e: ExperimentError, sweep: &Sweep, values: &[(String, String)]) ->
             variant = sweep.variants.iter().find(|(n, _)| n == v);
             continue;
         }
-        setters.push((&a.key, a.line, v.clone(), format!("axes.\"{}\"", a.key)));
+        setters.push((
+            &a.key,
+            a.line,
+            v.clone(),
+            format!("axes.\"{}\"", one_line(&a.key)),
+        ));
     }
     if let Some((vname, keys)) = variant {
         for k in keys {
-            let field = format!("variants.{vname}.\"{}\"", k.key);
+            let field = format!("variants.{vname}.\"{}\"", one_line(&k.key));
             setters.push((&k.key, k.line, show_value(&k.values[0]), field));
         }
     }
     for a in &sweep.set {
-        let field = format!("set.\"{}\"", a.key);
+        let field = format!("set.\"{}\"", one_line(&a.key));
         setters.push((&a.key, a.line, show_value(&a.values[0]), field));
     }
-    let hit = setters.into_iter().find(|(k, ..)| {
+    let hit = setters.iter().find(|(k, ..)| {
         !field.is_empty()
             && (*k == field
                 || k.starts_with(&format!("{field}."))
@@ -643,11 +654,25 @@ fn blame_axis(e: ExperimentError, sweep: &Sweep, values: &[(String, String)]) ->
             } else {
                 format!("value {v}: {msg}")
             };
-            input_err(&sweep.file, line, &blamed, msg)
+            input_err(&sweep.file, *line, blamed, msg)
         }
-        None => ExperimentError::Input(InputError {
-            msg: format!("{} (in sweep run {})", ie.msg, fmt_values(values)),
-            ..ie.clone()
-        }),
+        None => {
+            let msg = format!("{} (in sweep run {})", ie.msg, fmt_values(values));
+            // A line past the base file's end is one the sweep's keys added
+            // (a key whose name the config's parser read another way): blame
+            // the key that added its table, else the first key the sweep set.
+            let base_lines = sweep.base_text.lines().count();
+            if ie.line.is_some_and(|l| l > base_lines) {
+                let head = field.split('.').next().unwrap_or("");
+                let setter = setters
+                    .iter()
+                    .find(|(k, ..)| k.split('.').next() == Some(head))
+                    .or(setters.first());
+                if let Some((_, line, _, blamed)) = setter {
+                    return input_err(&sweep.file, *line, blamed, msg);
+                }
+            }
+            ExperimentError::Input(InputError { msg, ..ie.clone() })
+        }
     }
 }
