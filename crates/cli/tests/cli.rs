@@ -1384,6 +1384,19 @@ fn defaults_that_change_what_a_run_measures_are_noted() {
         let o = rdmasim(&dir, &["run", "cfg.toml", "--out", "out", "-q"]);
         assert_eq!(o.status.code(), Some(0), "{extra}: {}", text(&o.stderr));
         assert_eq!(text(&o.stderr), want, "{extra}");
+        // The same notes, first, in summary.json's notes.
+        let summary = fs::read_to_string(dir.join("out/summary.json")).unwrap();
+        let noted = |s: &str| summary.contains(s);
+        assert_eq!(
+            noted("no congestion control"),
+            want.contains("no congestion control"),
+            "{extra}: {summary}"
+        );
+        assert_eq!(
+            noted("retransmission timeout is on at its default"),
+            want.contains("retransmission timeout is on at its default"),
+            "{extra}: {summary}"
+        );
         let o = rdmasim(&dir, &["check", "cfg.toml"]);
         assert_eq!(text(&o.stderr), want, "check, {extra}");
     }

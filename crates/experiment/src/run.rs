@@ -66,7 +66,7 @@ pub fn run_scenario(
     let n_flows = s.flows.len();
     let flows = std::mem::take(&mut s.flows);
     let announce = opts.progress && !opts.quiet;
-    let (mut sim, mut notes) = build_simulation(&s, flows, opts.timeseries.as_ref(), announce)?;
+    let (mut sim, notes) = build_simulation(&s, flows, opts.timeseries.as_ref(), announce)?;
     if let Some(c) = &opts.capture {
         sim.capture(c.clone()).map_err(|e| {
             ExperimentError::Input(InputError::at(s.name.as_str(), None, "capture", e))
@@ -82,6 +82,9 @@ pub fn run_scenario(
     };
     print_notes(&opts.config_notes);
     print_notes(&notes);
+    // The config's notes (the defaults a run relies on) are the run's
+    // first notes, in summary.json too.
+    let mut notes: Vec<String> = opts.config_notes.iter().cloned().chain(notes).collect();
     let notes_before_run = notes.len();
 
     let show = opts.progress && !opts.quiet && std::io::stderr().is_terminal();
