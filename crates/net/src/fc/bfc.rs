@@ -6,7 +6,7 @@
 //! object counts the per-flow PAUSE and RESUME frames and, at a NIC, holds
 //! paused flows back ([`super::FlowPauseCounts`]).
 
-use super::flow_pause::{check_port, QueueMapping};
+use super::flow_pause::{check_port, default_hrtt, QueueMapping};
 use engine::{Delta, Rate};
 
 /// Settings of one BFC port.
@@ -43,7 +43,7 @@ impl BfcConfig {
 
     /// The hop round trip at a port whose link has `delay`.
     pub fn hrtt_at(&self, delay: Delta) -> Delta {
-        self.hrtt.unwrap_or(Delta(delay.0 * 2))
+        self.hrtt.unwrap_or_else(|| default_hrtt(delay))
     }
 
     /// Why these settings cannot run at a port of `rate` and link `delay`

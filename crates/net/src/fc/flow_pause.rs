@@ -20,7 +20,7 @@
 
 use super::hooks::{FcCounters, FcOutbox, FlowControl};
 use crate::wire::{Packet, PacketKind, QueueKey};
-use engine::{Rate, Time};
+use engine::{Delta, Rate, Time};
 use std::collections::HashMap;
 
 /// How a BFC or FlowSail egress gives a new active flow its queue.
@@ -42,6 +42,13 @@ impl QueueMapping {
         ("dynamic", QueueMapping::Dynamic),
         ("shared", QueueMapping::Shared),
     ];
+}
+
+/// The hop round trip at a port whose link has `delay`, where the settings
+/// name none: twice the link delay (rdmasim's choice for BFC and FlowSail
+/// alike, docs/flowsail.md).
+pub fn default_hrtt(delay: Delta) -> Delta {
+    Delta(delay.0 * 2)
 }
 
 /// Why a BFC or FlowSail port with `queues` queues per port, a hop round
