@@ -71,8 +71,11 @@ pub struct Routes {
     /// Hops from a row's switch to a group node, `NONE` if unreachable:
     /// `dist[row * groups + group]`.
     dist: Vec<u32>,
-    /// `next[offsets[i]..offsets[i + 1]]` are the next hops for table slot `i`.
-    offsets: Vec<u32>,
+    /// `next[start..start + len]` are the next hops for table slot `i`,
+    /// `(start, len) = slots[i]`. A switch's slots with the same next hops
+    /// share their entries: a ToR of a k = 34 fat tree goes up over the
+    /// same 17 links to 561 of its 578 groups.
+    slots: Vec<(u32, u32)>,
     next: Vec<u32>,
 }
 
@@ -161,11 +164,13 @@ impl Routes {
 
         // Next hops toward each group node, switch-major (none at the group
         // node itself: its next hop toward a host is the host's link).
-        let mut offsets = Vec::with_capacity(switches.len() * ng + 1);
+        let mut slots: Vec<(u32, u32)> = Vec::with_capacity(switches.len() * ng);
+        let mut seen: std::collections::HashMap<Vec<u32>, u32> = Default::default();
         let mut next = Vec::new();
-        offsets.push(0u32);
         for (r, &u) in switches.iter().enumerate() {
             let ports = adj.ports(u);
+            // This switch's lists so far, and where each starts.
+            seen.clear();
             for (gi, &g) in group_node.iter().enumerate() {
                 let du = dist[r * ng + gi];
                 let start = next.len();
@@ -187,9 +192,22 @@ impl Routes {
                 if order == NextHopOrder::Descending {
                     next[start..].reverse();
                 }
-                offsets.push(u32::try_from(next.len()).expect("route table over 4G entries"));
+                let len = next.len() - start;
+                let at = match seen.get(&next[start..]) {
+                    Some(&at) => {
+                        next.truncate(start);
+                        at
+                    }
+                    None => {
+                        let at = u32::try_from(start).expect("route table over 4G entries");
+                        seen.insert(next[start..].to_vec(), at);
+                        at
+                    }
+                };
+                slots.push((at, len as u32));
             }
         }
+        next.shrink_to_fit();
         Routes {
             n_nodes: n,
             hosts,
@@ -199,7 +217,7 @@ impl Routes {
             group_node,
             row,
             dist,
-            offsets,
+            slots,
             next,
         }
     }
@@ -212,6 +230,43 @@ impl Routes {
     /// The hosts, ascending; a host's position here is its host index.
     pub fn hosts(&self) -> &[NodeId] {
         &self.hosts
+    }
+
+    /// The group of host `host`: the hosts that hang from one node share
+    /// a group, and every node other than the host itself and the group's
+    /// node ([`Routes::group_node`]) has the same next hops toward each
+    /// host of a group ([`Routes::next_hops`] reads them from one table
+    /// slot). `None` if `host` is not a host or has no link.
+    #[inline]
+    pub fn group(&self, host: NodeId) -> Option<u32> {
+        let hi = self.host_index(host)?;
+        match self.host_group[hi as usize] {
+            NONE => None,
+            g => Some(g),
+        }
+    }
+
+    /// The link of host `host` that its routes start with (its one link),
+    /// or `None` if it is not a host or has no link.
+    pub fn host_link(&self, host: NodeId) -> Option<u32> {
+        let hi = self.host_index(host)?;
+        match self.host_link[hi as usize] {
+            NONE => None,
+            l => Some(l),
+        }
+    }
+
+    /// Number of groups: the nodes that hosts hang from.
+    pub fn n_groups(&self) -> usize {
+        self.group_node.len()
+    }
+
+    /// The node the hosts of group `group` hang from.
+    ///
+    /// # Panics
+    /// If `group` is not below [`Routes::n_groups`].
+    pub fn group_node(&self, group: u32) -> NodeId {
+        self.group_node[group as usize]
     }
 
     /// Rank of `node` among the hosts, or `None` if it is not a host.
@@ -280,7 +335,8 @@ impl Routes {
     pub fn next_hops(&self, node: NodeId, host: NodeId) -> &[u32] {
         match self.slot(node, host) {
             Some(Slot::Table(i)) => {
-                &self.next[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+                let (start, len) = self.slots[i];
+                &self.next[start as usize..(start + len) as usize]
             }
             Some(Slot::Last(hi)) => std::slice::from_ref(&self.host_link[hi]),
             Some(Slot::FromHost(from, gi)) => match self.host_to_group(from, gi) {
@@ -422,6 +478,14 @@ mod tests {
         assert_eq!(r.distance(5, 5), Some(0));
         assert_eq!(r.host_index(319), Some(319));
         assert_eq!(r.host_index(320), None);
+        // Groups: one per ToR, its hosts' links their first hops.
+        assert_eq!(r.n_groups(), 20);
+        let g = r.group(17).unwrap();
+        assert_eq!(r.group_node(g), 321);
+        assert_eq!(r.group(31), Some(g));
+        assert_ne!(r.group(32), Some(g));
+        assert_eq!(r.host_link(17), Some(17));
+        assert_eq!((r.group(320), r.host_link(320)), (None, None));
         // Every host reaches every host.
         for &a in t.hosts().iter().step_by(7) {
             for &b in t.hosts().iter().step_by(5) {
@@ -570,7 +634,15 @@ mod tests {
         assert_eq!(r.group_node.len(), 20);
         let switches = t.kinds.len() - t.hosts().len();
         assert_eq!(r.dist.len(), switches * 20);
-        assert_eq!(r.offsets.len(), switches * 20 + 1);
+        assert_eq!(r.slots.len(), switches * 20);
+        // Shared lists: a ToR's 4 links up and, for its own group, none;
+        // an aggregation switch's 4 links up and one down per ToR of its
+        // pod; a core's one down per pod.
+        assert_eq!(r.next.len(), 20 * 4 + 20 * (4 + 4) + 16 * 5);
+        assert_eq!(
+            r.next_hops(320, 300).as_ptr(),
+            r.next_hops(320, 200).as_ptr()
+        );
     }
 
     #[test]
