@@ -134,6 +134,103 @@ fn watch_and_storm(
     Ok(fc)
 }
 
+/// The largest base RTT (ns) and BDP (bytes) over every ordered pair of
+/// hosts that can reach each other, each pair's as `Routes::path` gives it
+/// (the path that always takes a node's first next hop), from each link's
+/// `(delay ns, serialisation ns, rate bps)` in `link_terms`: RTT = 2 ×
+/// delay + serialisation, BDP = RTT × the path's bottleneck rate.
+///
+/// Without a path per pair: the path from a node to a host `d` is its first
+/// next hop and then the path from the next node, so one pass per
+/// destination fills (delay, serialisation, bottleneck) for every node it
+/// reaches. And not one pass per host, nor one source per host: where every
+/// host hangs from a switch, the path from `s` to `d` is `s`'s link, then a
+/// path between their switches that depends only on their groups
+/// ([`topo::Routes::group`]), then `d`'s link. Hosts of one group whose
+/// links have the same terms are one class, and any two hosts of two
+/// classes (two distinct hosts of one) give the same pair of values, so the
+/// maxima are taken over classes: on a fat tree of k = 34 that is 578
+/// classes instead of 9,826 hosts, and 578² pairs instead of 10^8.
+fn max_rtt_and_bdp(
+    topo: &Topology,
+    routes: &topo::Routes,
+    hosts: &[u32],
+    link_terms: impl Fn(u32) -> (u64, u64, u64),
+) -> (u64, u64) {
+    // Classes, as (a host of it, another if it has one), in host order.
+    let by_switch = hosts.iter().all(|&h| {
+        routes
+            .group(h)
+            .is_none_or(|g| topo.is_switch(routes.group_node(g)))
+    });
+    let mut classes: Vec<(u32, Option<u32>)> = Vec::new();
+    let mut class_of = std::collections::HashMap::new();
+    for &h in hosts {
+        let key = match (by_switch, routes.group(h), routes.host_link(h)) {
+            (true, Some(g), Some(l)) => Some((g, link_terms(l))),
+            _ => None,
+        };
+        match key.and_then(|k| class_of.get(&k).copied()) {
+            Some(c) => {
+                let c: &mut (u32, Option<u32>) = &mut classes[c];
+                c.1 = c.1.or(Some(h));
+            }
+            None => {
+                if let Some(k) = key {
+                    class_of.insert(k, classes.len());
+                }
+                classes.push((h, None));
+            }
+        }
+    }
+    let mut max_rtt = 0u64;
+    let mut max_bdp = 0u64;
+    let mut memo: Vec<Option<(u64, u64, u64)>> = vec![None; topo.kinds.len()];
+    let mut filled: Vec<u32> = Vec::new();
+    let mut chain: Vec<(u32, u32)> = Vec::new();
+    for (di, &(d, _)) in classes.iter().enumerate() {
+        for &u in &filled {
+            memo[u as usize] = None;
+        }
+        filled.clear();
+        memo[d as usize] = Some((0, 0, u64::MAX));
+        filled.push(d);
+        for (si, &(s0, s1)) in classes.iter().enumerate() {
+            // A pair within one class needs two hosts of it.
+            let s = if si == di {
+                match s1 {
+                    Some(s) => s,
+                    None => continue,
+                }
+            } else {
+                s0
+            };
+            if routes.distance(s, d).is_none() {
+                continue;
+            }
+            chain.clear();
+            let mut at = s;
+            while memo[at as usize].is_none() {
+                let li = routes.next_hops(at, d)[0];
+                chain.push((at, li));
+                at = topo.links[li as usize].other(at);
+            }
+            let mut v = memo[at as usize].expect("reached a filled node");
+            for &(u, li) in chain.iter().rev() {
+                let (dl, tx, r) = link_terms(li);
+                v = (v.0 + dl, v.1 + tx, v.2.min(r));
+                memo[u as usize] = Some(v);
+                filled.push(u);
+            }
+            let (delay_ns, tx_ns, bw) = v;
+            let rtt = 2 * delay_ns + tx_ns;
+            max_rtt = max_rtt.max(rtt);
+            max_bdp = max_bdp.max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
+        }
+    }
+    (max_rtt, max_bdp)
+}
+
 impl Simulation {
     /// Build the network of `topo` carrying `flows` (sorted by start time).
     /// The topology must already be validated (connected, one link per host).
@@ -669,47 +766,8 @@ impl Simulation {
             crate::cc::CcConfig::None | crate::cc::CcConfig::Dcqcn(_)
         );
         let pint = cfg.cc.pint_log_base().is_some();
-        let max_rtt_bdp =
-            ((cfg.nic.global_t && (cfg.nic.bdp_window || needs_env)) || pint).then(|| {
-                // Every ordered pair of hosts, as `pair_rtt_bw_of` gives it,
-                // without a path per pair: `Routes::path` always takes a
-                // node's first next hop, so the path from a node to `d` is
-                // that hop and then the path from the next node, and one
-                // pass per destination fills (delay, serialisation,
-                // bottleneck) for every node (O(nodes) per host instead of
-                // O(hosts × hops) walks and allocations).
-                let mut max_rtt = 0u64;
-                let mut max_bdp = 0u64;
-                let mut memo: Vec<Option<(u64, u64, u64)>> = vec![None; n];
-                let mut chain: Vec<(u32, u32)> = Vec::new();
-                for &d in &hosts {
-                    memo.fill(None);
-                    memo[d as usize] = Some((0, 0, u64::MAX));
-                    for &s in &hosts {
-                        if s == d || routes.distance(s, d).is_none() {
-                            continue;
-                        }
-                        chain.clear();
-                        let mut at = s;
-                        while memo[at as usize].is_none() {
-                            let li = routes.next_hops(at, d)[0];
-                            chain.push((at, li));
-                            at = topo.links[li as usize].other(at);
-                        }
-                        let mut v = memo[at as usize].expect("reached a filled node");
-                        for &(u, li) in chain.iter().rev() {
-                            let (dl, tx, r) = link_terms(li);
-                            v = (v.0 + dl, v.1 + tx, v.2.min(r));
-                            memo[u as usize] = Some(v);
-                        }
-                        let (delay_ns, tx_ns, bw) = v;
-                        let rtt = 2 * delay_ns + tx_ns;
-                        max_rtt = max_rtt.max(rtt);
-                        max_bdp = max_bdp.max((rtt as u128 * bw as u128 / 8_000_000_000) as u64);
-                    }
-                }
-                (max_rtt, max_bdp)
-            });
+        let max_rtt_bdp = ((cfg.nic.global_t && (cfg.nic.bdp_window || needs_env)) || pint)
+            .then(|| max_rtt_and_bdp(topo, &routes, &hosts, link_terms));
 
         if let Some(base) = cfg.cc.pint_log_base() {
             // PINT measures utilisation over the largest base RTT.
@@ -724,19 +782,13 @@ impl Simulation {
             q.push(f.start, Event::FlowArrive);
         }
         let qlen = cfg.qlen_monitor.clone().map(|m| {
-            let mut order = Vec::new();
-            for p in &ports {
-                if !p.is_host {
-                    order.push((p.node, 0, u32::from(p.local) + 1));
-                }
-            }
-            for (i, p) in ports.iter().enumerate().filter(|(_, p)| !p.is_host) {
-                let slot = order
-                    .iter_mut()
-                    .find(|o| o.0 == p.node && o.2 == u32::from(p.local) + 1)
-                    .expect("listed");
-                slot.1 = i as u32;
-            }
+            // Every switch port: (node, port id, interface), in port order.
+            let order: Vec<(u32, u32, u32)> = ports
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| !p.is_host)
+                .map(|(i, p)| (p.node, i as u32, u32::from(p.local) + 1))
+                .collect();
             Box::new(crate::qlen::QlenMonitor::new(m, order, ports.len()))
         });
         if let Some(d) = qlen.as_ref().and_then(|m| m.next_dump()) {
@@ -819,14 +871,28 @@ mod tests {
     use engine::Delta;
 
     /// The largest base RTT and BDP over every ordered pair of hosts that
-    /// `Simulation::new` works out per destination are those of each
-    /// pair's own path (`Routes::path`), on trees with mixed rates, a
-    /// dumbbell and a cross-DC network with a long link.
+    /// `Simulation::new` works out per class of hosts (group and link) are
+    /// those of each pair's own path (`Routes::path`), on trees with mixed
+    /// rates, one whose ToRs have hosts on slower and longer links than
+    /// their neighbours (the largest BDP is not the largest RTT's), a star
+    /// (every pair within one class), a dumbbell and a cross-DC network
+    /// with a long link.
     #[test]
     fn max_rtt_and_bdp_are_those_of_every_pair() {
+        let mut mixed = topo::peer_fat_tree();
+        for (i, l) in mixed.links.iter_mut().take(320).enumerate() {
+            match i % 16 {
+                3 => l.rate = Rate::gbps(25),
+                7 => l.delay = Delta::from_us(3),
+                9 if i < 40 => l.rate = Rate::gbps(400),
+                _ => {}
+            }
+        }
         let topos = [
             topo::fat_tree(4, Rate::gbps(100), Rate::gbps(400), Delta::from_us(1)).unwrap(),
             topo::peer_fat_tree(),
+            mixed,
+            topo::star(5, Rate::gbps(100), Delta::from_us(1)).unwrap(),
             topo::dumbbell(3, 2, Rate::gbps(100), Rate::gbps(25), Delta::from_ns(700)).unwrap(),
             topo::cross_dc(topo::CrossDcSpec::BIFROST).unwrap(),
         ];
