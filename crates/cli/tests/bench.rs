@@ -100,7 +100,7 @@ fn unknown_scenario_is_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("--scenario") && stderr.contains("fat-dcqcn"),
+        stderr.contains("--scenario") && stderr.contains("fat-dcqcn") && stderr.contains("fat-k34"),
         "{stderr}"
     );
 }
@@ -135,4 +135,26 @@ fn bad_options_fail_before_anything_runs() {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.starts_with(want), "{args:?}: {stderr}");
     }
+}
+
+/// The fabric of ten thousand hosts runs only when named (the default
+/// bench above has no row for it), and then to completion: here its smoke
+/// version, a k = 8 fat tree, in a process of its own.
+#[test]
+fn the_large_fabric_runs_when_named() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(["bench", "--smoke", "--scenario", "fat-k34"])
+        .output()
+        .expect("the rdmasim binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let cells: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(cells[0], "fat-k34", "{stdout}");
+    let flows: u64 = cells[2].parse().unwrap();
+    assert!(flows > 0, "{stdout}");
+    assert_eq!(cells[3], cells[2], "unfinished flows: {stdout}");
+    assert_eq!(cells[4], "0", "drops: {stdout}");
+    assert!(!stdout.contains("fat-dcqcn"), "{stdout}");
 }

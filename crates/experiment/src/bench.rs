@@ -21,6 +21,15 @@
 //!   flow across, so the long link is oversubscribed 2:1 and PFC and DCQCN
 //!   act over a 6 ms round trip.
 //!
+//! And one that runs only when named (`--scenario fat-k34`), minutes long:
+//!
+//! * `fat-k34`: a fabric of ten thousand hosts, a k = 34 fat tree (9,826
+//!   hosts, 1,445 switches, 100 Gb/s and 1 µs everywhere), WebSearch at
+//!   30% load, Poisson arrivals for 1 ms, DCQCN over PFC with rdmasim's
+//!   defaults: `experiments/large/fat-tree-k34-ws30.toml`
+//!   (`docs/performance.md`, "A fabric of ten thousand hosts"). Smoke: a
+//!   k = 8 tree for 20 µs.
+//!
 //! Each scenario's flow arrivals start at time 0. The flow sets differ from
 //! the peer's `ws30_5ms.txt` (a different generator and seed) but have the
 //! same size distribution, load and duration.
@@ -38,6 +47,9 @@ use workload::{FlowSpec, PoissonSpec, SizeCdf};
 
 /// The scenarios, in the order `rdmasim bench` runs them.
 pub const SCENARIOS: [&str; 4] = ["fat-dcqcn", "fat-hpcc", "incast", "longhaul"];
+
+/// Scenarios that run only when named: they take minutes.
+pub const ON_REQUEST: [&str; 1] = ["fat-k34"];
 
 /// Seed of every bench scenario.
 pub const SEED: u64 = 1;
@@ -328,13 +340,38 @@ fn longhaul(o: &BenchOptions) -> BenchScenario {
     }
 }
 
-/// Build scenario `name` ([`SCENARIOS`]); `None` for an unknown name.
+/// A k = 34 fat tree at 30% WebSearch load for 1 ms, DCQCN over PFC.
+fn fat_k34(o: &BenchOptions) -> BenchScenario {
+    let (k, default_window) = if o.smoke {
+        (8, Delta::from_us(20))
+    } else {
+        (34, Delta::from_ms(1))
+    };
+    let rate = Rate::gbps(100);
+    let topo = topo::fat_tree(k, rate, rate, Delta::from_us(1)).expect("k is even");
+    let flows = websearch(topo.hosts(), rate, 0.3, o.window.unwrap_or(default_window));
+    let net = NetConfig {
+        seed: SEED,
+        cc: CcConfig::Dcqcn(DcqcnConfig::default()),
+        ..NetConfig::default()
+    };
+    BenchScenario {
+        name: "fat-k34",
+        topo,
+        flows,
+        net,
+    }
+}
+
+/// Build scenario `name` ([`SCENARIOS`], [`ON_REQUEST`]); `None` for an
+/// unknown name.
 pub fn build(name: &str, o: &BenchOptions) -> Option<BenchScenario> {
     Some(match name {
         "fat-dcqcn" => fat("fat-dcqcn", false, o),
         "fat-hpcc" => fat("fat-hpcc", true, o),
         "incast" => incast(o),
         "longhaul" => longhaul(o),
+        "fat-k34" => fat_k34(o),
         _ => return None,
     })
 }
@@ -372,12 +409,12 @@ pub fn run(name: &str, o: &BenchOptions) -> Option<BenchRow> {
 
 /// Data frames sent by switch ports whose link leads to a host.
 fn data_frames_to_hosts(topo: &Topology, r: &RunResults) -> u64 {
-    let adj: Vec<Vec<u32>> = (0..topo.n_nodes() as u32).map(|n| topo.ports(n)).collect();
+    let adj = topo.adjacency();
     r.ports
         .iter()
         .filter(|p| p.is_switch)
         .filter(|p| {
-            let link = adj[p.node as usize][usize::from(p.port)];
+            let link = adj.ports(p.node)[usize::from(p.port)];
             topo.is_host(topo.links[link as usize].other(p.node))
         })
         .map(|p| p.counters.tx_data)
