@@ -154,12 +154,13 @@ pub fn run_scenario(
 /// The simulation of `s` with `flows` (the scenario's, taken out of it),
 /// built and with its time series set up, and the notes known before it
 /// runs: the scenario's, the network's, and IRN over PFC.
-/// Switch·host pairs from which building a network announces itself:
-/// routes are computed from every switch to every host, so this product
-/// is what the build's time grows with (a k = 32 fat tree, 8,192 hosts and
-/// 1,280 switches, is about 10^7 pairs and a second or two to build on a
-/// 2-core VM; k = 64 is about 40 s, during which a run would otherwise be
-/// silent).
+/// Switch·host pairs from which building a network announces itself: a
+/// k = 32 fat tree, 8,192 hosts and 1,280 switches, is about 10^7 pairs.
+/// Routes are computed from every switch to every group of hosts (a ToR),
+/// not to every host, so the build takes less than a second of CPU at that
+/// size, and about 5 s and 1.1 GB at k = 64 (65,536 hosts, 5,120
+/// switches; docs/performance.md, "A fabric of ten thousand hosts"), during
+/// which a run would otherwise be silent.
 const LARGE_FABRIC_PAIRS: usize = 10_000_000;
 
 /// Whether a network of `hosts` and `switches` is large enough to say that
@@ -186,7 +187,7 @@ fn build_simulation(
     if announce && large {
         eprintln!(
             "rdmasim: building the network: {hosts} hosts, {switches} switches, {} links \
-             (routes from every switch to every host take a while at this size)",
+             (its routes and ports take a moment at this size)",
             s.topo.links.len()
         );
     }
