@@ -20,7 +20,13 @@ const COLUMNS: [&str; 13] = [
     "peak_rss_mb",
 ];
 
-const SCENARIOS: [&str; 4] = ["fat-dcqcn", "fat-hpcc", "incast", "longhaul"];
+const SCENARIOS: [&str; 5] = [
+    "fat-dcqcn",
+    "fat-hpcc",
+    "incast",
+    "longhaul",
+    "pfc-free-incast",
+];
 
 #[test]
 fn smoke_bench_runs_every_scenario_to_completion() {

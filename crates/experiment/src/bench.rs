@@ -20,6 +20,10 @@
 //!   way), 8 hosts at 100 Gb/s on each side; each left host sends one long
 //!   flow across, so the long link is oversubscribed 2:1 and PFC and DCQCN
 //!   act over a 6 ms round trip.
+//! * `pfc-free-incast`: Bifröst §4.4's large incast: 90 RPC clients of 64
+//!   QPs each (5,760 connections) into one server, all on one 50 Gb/s
+//!   star, the PFC-free transport (1 KB minimum chunk, 32 KB requests, I/O
+//!   depth 8) on a lossy 16 MiB switch; two requests per QP.
 //!
 //! And one that runs only when named (`--scenario fat-k34`), minutes long:
 //!
@@ -46,7 +50,13 @@ use topo::Topology;
 use workload::{FlowSpec, PoissonSpec, SizeCdf};
 
 /// The scenarios, in the order `rdmasim bench` runs them.
-pub const SCENARIOS: [&str; 4] = ["fat-dcqcn", "fat-hpcc", "incast", "longhaul"];
+pub const SCENARIOS: [&str; 5] = [
+    "fat-dcqcn",
+    "fat-hpcc",
+    "incast",
+    "longhaul",
+    "pfc-free-incast",
+];
 
 /// Scenarios that run only when named: they take minutes.
 pub const ON_REQUEST: [&str; 1] = ["fat-k34"];
@@ -363,6 +373,38 @@ fn fat_k34(o: &BenchOptions) -> BenchScenario {
     }
 }
 
+/// Thousands of PFC-free connections into one server (Bifröst §4.4).
+fn pfc_free_incast(o: &BenchOptions) -> BenchScenario {
+    let (clients, qps) = if o.smoke { (4, 8) } else { (90, 64) };
+    let request = 32 * 1024;
+    let topo = topo::star(clients + 1, Rate::gbps(50), Delta::from_us(1)).expect("a valid star");
+    let all: Vec<u32> = (0..clients).collect();
+    let flows = workload::rpc_clients(&all, clients, qps, 2 * request, Time::ZERO, 3, 200);
+    let mut net = NetConfig {
+        seed: SEED,
+        buffer: BufferConfig {
+            size: 16 * 1024 * 1024,
+            ..BufferConfig::default()
+        },
+        stop_time: Some(Time::ZERO + Delta::from_ms(500)),
+        ..NetConfig::default()
+    };
+    net.pfc.enabled = false;
+    net.nic.mtu_payload = 1024;
+    net.nic.transport = net::Transport::PfcFree(net::transport::PfcFreeConfig {
+        unit: 1024,
+        message: request,
+        io_depth: 8,
+        ..Default::default()
+    });
+    BenchScenario {
+        name: "pfc-free-incast",
+        topo,
+        flows,
+        net,
+    }
+}
+
 /// Build scenario `name` ([`SCENARIOS`], [`ON_REQUEST`]); `None` for an
 /// unknown name.
 pub fn build(name: &str, o: &BenchOptions) -> Option<BenchScenario> {
@@ -371,6 +413,7 @@ pub fn build(name: &str, o: &BenchOptions) -> Option<BenchScenario> {
         "fat-hpcc" => fat("fat-hpcc", true, o),
         "incast" => incast(o),
         "longhaul" => longhaul(o),
+        "pfc-free-incast" => pfc_free_incast(o),
         "fat-k34" => fat_k34(o),
         _ => return None,
     })

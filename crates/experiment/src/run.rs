@@ -8,7 +8,7 @@ use crate::fmt::{fmt_count, fmt_time};
 use crate::output;
 use crate::procstat;
 use crate::scenario::{RunOptions, Scenario};
-use crate::summary::{Counters, EngineStats, FlowCounts, Summary, WatchdogSummary};
+use crate::summary::{Counters, EngineStats, FlowCounts, PfcFreeSummary, Summary, WatchdogSummary};
 use engine::{InputError, Time};
 use net::{NetConfig, ProgressInfo, RunResults, Simulation};
 use stats::{size_buckets, FlowRecord, DEFAULT_SIZE_EDGES};
@@ -425,6 +425,10 @@ fn summarize(
             .watchdog
             .is_some()
             .then(|| WatchdogSummary::of(&results.ports)),
+        pfc_free: results
+            .pfc_free
+            .as_ref()
+            .map(|t| PfcFreeSummary::of(t, results.end_time.ns())),
         engine: EngineStats {
             events: results.events,
             packet_hops: results.packet_hops,

@@ -28,6 +28,10 @@ pub struct Summary {
     /// (`[pfc.watchdog]`); not written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub watchdog: Option<WatchdogSummary>,
+    /// The PFC-free transport's counters, when the run used it
+    /// (`[transport] kind = "pfc_free"`); not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_free: Option<PfcFreeSummary>,
     /// What the simulation cost.
     pub engine: EngineStats,
     /// The run's notes ([`crate::run::RunReport::notes`]), which the CLI prints as it
@@ -115,6 +119,73 @@ pub struct EngineStats {
     pub packet_hops_per_s: f64,
     /// Peak resident memory of the process, MiB (`null` where unknown).
     pub peak_rss_mb: Option<f64>,
+}
+
+/// What the PFC-free transport counted, all connections (Bifröst's
+/// software control path; docs/pfc-free.md).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PfcFreeSummary {
+    /// WQEs posted, retransmissions included.
+    pub wqes: u64,
+    /// WQEs declared lost from an ACK (a later WQE on the same QP was
+    /// acknowledged).
+    pub lost_by_ack: u64,
+    /// WQEs declared lost by a timeout.
+    pub lost_by_timeout: u64,
+    /// Timeouts that expired.
+    pub timeouts: u64,
+    /// Moves to a backup QP.
+    pub qp_switches: u64,
+    /// Software ACKs the receivers sent.
+    pub acks_sent: u64,
+    /// Software ACKs the senders read.
+    pub acks_read: u64,
+    /// Numbers the ACKs acknowledged.
+    pub acked_entries: u64,
+    /// RTT samples taken.
+    pub rtt_samples: u64,
+    /// WQEs the receiving UC QPs dropped for a missing packet (the
+    /// paper's OOS counter, Bifröst §4.4).
+    pub oos: u64,
+    /// WQEs received whose data was already there.
+    pub duplicates: u64,
+    /// Messages handed to the application.
+    pub messages: u64,
+    /// Their bytes.
+    pub delivered_bytes: u64,
+    /// Bytes put in place for the first time, incomplete messages
+    /// included.
+    pub placed_bytes: u64,
+    /// `placed_bytes` over the simulated time, Gb/s: the receivers'
+    /// goodput.
+    pub goodput_gbps: f64,
+}
+
+impl PfcFreeSummary {
+    /// From the run's totals.
+    pub fn of(t: &net::transport::pfc_free::PfcFreeTotals, sim_ns: u64) -> PfcFreeSummary {
+        PfcFreeSummary {
+            wqes: t.sender.wqes,
+            lost_by_ack: t.sender.lost_by_ack,
+            lost_by_timeout: t.sender.lost_by_timeout,
+            timeouts: t.sender.timeouts,
+            qp_switches: t.sender.qp_switches,
+            acks_sent: t.receiver.acks,
+            acks_read: t.sender.acks,
+            acked_entries: t.receiver.acked_entries,
+            rtt_samples: t.sender.rtt_samples,
+            oos: t.receiver.oos,
+            duplicates: t.receiver.duplicates,
+            messages: t.receiver.messages,
+            delivered_bytes: t.receiver.bytes,
+            placed_bytes: t.receiver.placed,
+            goodput_gbps: if sim_ns == 0 {
+                0.0
+            } else {
+                t.receiver.placed as f64 * 8.0 / sim_ns as f64
+            },
+        }
+    }
 }
 
 /// What a run's PFC storm watchdogs did.

@@ -195,3 +195,59 @@ fn runs_beside_pfc_and_dcqcn_on_a_lossless_class() {
     assert_eq!(none.drops(), 0);
     assert!(r.ecn_marks() < none.ecn_marks());
 }
+
+/// Bifröst Fig. 9's shape, scaled down: `clients` clients of `qps` QPs each
+/// (32 KB requests, I/O depth 8, endless) into one server over 25 Gb/s
+/// links, on a 1 MiB switch buffer, for 20 ms. Returns the switch drops
+/// and the server's goodput (bytes placed for the first time), Gb/s.
+fn incast(clients: u32, qps: u32, unit: u64) -> (u64, f64) {
+    let c = PfcFreeConfig {
+        message: 32 * 1024,
+        unit,
+        ..PfcFreeConfig::default()
+    };
+    let server = clients;
+    let flows = workload::rpc_clients(
+        &(0..clients).collect::<Vec<_>>(),
+        server,
+        qps,
+        workload::ENDLESS,
+        Time::ZERO,
+        3,
+        200,
+    );
+    let stop = Time::from_ns(20_000_000);
+    let mut cfg = net(Transport::PfcFree(c), 0.0);
+    cfg.stop_time = Some(stop);
+    cfg.buffer.size = 1 << 20;
+    let star = topo::star(clients + 1, Rate::gbps(LINK), Delta::from_us(1)).unwrap();
+    let mut sim = Simulation::new(&star, flows, cfg).expect("valid scenario");
+    sim.run();
+    let r = sim.results();
+    let t = r.pfc_free.expect("the PFC-free transport ran");
+    let gbps = t.receiver.placed as f64 * 8.0 / r.end_time.ps() as f64 * 1000.0;
+    (r.drops(), gbps)
+}
+
+/// The minimum window of one unit per QP (Bifröst §3.4.1, §4.4): 8
+/// clients of 24 QPs with 1 KB units fit the buffer, so nothing is dropped
+/// and the server's link carries goodput at 95% of its rate or more; with
+/// 4 KB units they do not (768 KB in flight at the least, each client's
+/// 96 KB above its share of the buffer), so the switch drops, yet the
+/// link stays busy; 4 QPs a client with 4 KB units fit.
+#[test]
+fn the_minimum_chunk_decides_whether_a_large_incast_drops() {
+    let (drops_1k, g_1k) = incast(8, 24, 1024);
+    assert_eq!(drops_1k, 0, "1 KB units: no drop");
+    assert!(g_1k >= 0.95 * LINK as f64, "1 KB units: {g_1k:.2} Gb/s");
+    let (drops_4k, g_4k) = incast(8, 24, 4096);
+    assert!(drops_4k > 0, "4 KB units: the floor overflows the buffer");
+    assert!(g_4k >= 0.8 * LINK as f64, "4 KB units: {g_4k:.2} Gb/s");
+    // Fewer QPs fit with 4 KB units too.
+    let (drops_few, g_few) = incast(8, 4, 4096);
+    assert_eq!(drops_few, 0, "4 QPs a client of 4 KB units fit");
+    assert!(
+        g_few >= 0.95 * LINK as f64,
+        "4 QPs a client: {g_few:.2} Gb/s"
+    );
+}

@@ -5,6 +5,7 @@
 mod cdf;
 mod generate;
 mod peer;
+mod rpc;
 
 pub use cdf::{load_cdf, parse_cdf, SizeCdf};
 pub use generate::{
@@ -16,6 +17,7 @@ pub use peer::{
     parse_peer_flows_with_lines, validate_classes, validate_endpoints, write_peer_flows,
     StartTimes,
 };
+pub use rpc::rpc_clients;
 
 use engine::Time;
 

@@ -78,7 +78,7 @@ error_rate_per_link = {err:?}       # {PEER} ERROR_RATE_PER_LINK
 next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's order on its fat tree (rdmasim hpcc)
 
 [workload]
-# kind = "poisson" | "incast" | "bulk" | "probes" | "file"
+# kind = "poisson" | "incast" | "bulk" | "probes" | "rpc" | "file"
 #   poisson: load (required, in (0, 1]), duration (required), cdf, start, hosts
 #            (default all), dsts (default: the other hosts; with it, hosts only send),
 #            host_rate (default: the hosts' link rate), pg, dport
@@ -89,6 +89,11 @@ next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's o
 #            pg, dport (perftest's bandwidth test; Bifrost §VI-A)
 #   probes:  hosts, dsts, size, interval, duration (required), start, pg, dport: flows of
 #            size at Poisson times with mean gap interval (perftest's latency test)
+#   rpc:     server, clients (a list) or clients_count (required), qps (QPs per client,
+#            default 1), size (default "endless"), start, pg, dport (default 200): each
+#            client's QPs into the server, one flow each; with [transport] kind =
+#            "pfc_free", closed-loop requests of `message` bytes, `io_depth` per QP
+#            (Bifröst §4.4)
 #   file:    path (a peer flow file, relative to this file; {PEER} `third.cc` FLOW_FILE),
 #            start_times: "exact" (default: the decimals as written) | "as_peer" (through
 #            a double and truncated to the ns, as the peer reads them: 2.000000149 is
@@ -261,6 +266,9 @@ kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selec
 # chunk_shrink_delay = "{pf_shrink}"        # queueing delay at which a chunk is one unit, linearly; rdmasim's choice
 # sw_cc = {pf_cc}                       # the software RTT window (Swift-like, [cc] kind = "swift"'s formula)
 # rto_min = "{pf_rto}"                  # lowest timeout: max(SRTT + 4 RTTVAR, rto_min) + ack_timer; rdmasim's choice
+# rto_init = "{pf_rto_init}"               # timeout before the first RTT sample (RFC 6298 §2.1); rdmasim's choice
+# rto_max = "{pf_rto_max}"                # each timeout in a row doubles the timeout, up to this (RFC 6298 back-off); rdmasim's choice
+# init_window = "{pf_unit}"               # the window a connection starts with; default one unit, the minimum window; rdmasim's choice
 # backups = {pf_backups}                        # backup QPs; a timeout moves to the next on a new source port (Bifröst §3.4.2, App. A.3); at most 3
 # qp_switch = "{pf_switch}"                # time to move to a backup QP (Bifröst §3.4.2)
 # queue = "{pf_queue}"                   # "lossy" (no PFC) | "lossless" (beside PFC and DCQCN, Bifröst §4.3)
@@ -328,6 +336,8 @@ record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, 
         pf_shrink = fmt_delta(pf.chunk_shrink_delay),
         pf_cc = pf.sw_cc,
         pf_rto = fmt_delta(pf.rto_min),
+        pf_rto_init = fmt_delta(pf.rto_init),
+        pf_rto_max = fmt_delta(pf.rto_max),
         pf_backups = pf.backups,
         pf_switch = fmt_delta(pf.qp_switch),
         pf_queue = pf.queue.name(),

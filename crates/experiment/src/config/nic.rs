@@ -116,6 +116,12 @@ pub struct TransportSection {
     pub sw_cc: Option<bool>,
     /// pfc_free: the lowest timeout.
     pub rto_min: Option<String>,
+    /// pfc_free: the timeout before the first RTT sample.
+    pub rto_init: Option<String>,
+    /// pfc_free: the longest timeout (the back-off's cap).
+    pub rto_max: Option<String>,
+    /// pfc_free: the window a connection starts with.
+    pub init_window: Option<String>,
     /// pfc_free: backup QPs per connection.
     pub backups: Option<u32>,
     /// pfc_free: the time to move to a backup QP.
@@ -210,7 +216,7 @@ pub(super) fn build_transport(
 ) -> R<()> {
     let set = set_keys!(s; bitmap, rto_low, rto_high, rto_low_threshold, unit, max_chunk,
         send_max, message, io_depth, ack_count, ack_bytes, ack_timer, ack_class, base_rtt,
-        chunk_shrink_delay, sw_cc, rto_min, backups, qp_switch, queue);
+        chunk_shrink_delay, sw_cc, rto_min, rto_init, rto_max, init_window, backups, qp_switch, queue);
     const IRN_KEYS: &[&str] = &["bitmap", "rto_low", "rto_high", "rto_low_threshold"];
     match s.kind.unwrap_or(TransportKind::GoBackN) {
         TransportKind::GoBackN => {
@@ -375,6 +381,41 @@ fn build_pfc_free(
     }
     if let Some(v) = &s.rto_min {
         c.rto_min = cx.positive_time("transport.rto_min", v)?;
+    }
+    if let Some(v) = &s.rto_init {
+        c.rto_init = cx.positive_time("transport.rto_init", v)?;
+    }
+    if let Some(v) = &s.rto_max {
+        c.rto_max = cx.positive_time("transport.rto_max", v)?;
+    }
+    if c.rto_max < c.rto_min {
+        let key = if s.rto_max.is_some() {
+            "transport.rto_max"
+        } else {
+            "transport.rto_min"
+        };
+        return Err(cx.err(
+            key,
+            format!(
+                "the longest timeout (rto_max = {}) is below the lowest (rto_min = {})",
+                fmt_delta(c.rto_max),
+                fmt_delta(c.rto_min)
+            ),
+        ));
+    }
+    if let Some(v) = &s.init_window {
+        let w = cx.positive_bytes("transport.init_window", v)?;
+        if w < c.unit {
+            return Err(cx.err(
+                "transport.init_window",
+                format!(
+                    "{} is below one unit (unit = {}), the smallest window",
+                    fmt_bytes(w),
+                    fmt_bytes(c.unit)
+                ),
+            ));
+        }
+        c.init_window = Some(w);
     }
     if let Some(n) = s.backups {
         if n >= MAX_PATHS {

@@ -1202,6 +1202,15 @@ fn transport_pfc_free_keys_defaults_and_errors() {
             "t.toml:17: transport.ack_class: 8: a class is 0 to 7",
         ),
         ("queue = \"pfc\"\n", "t.toml:17: transport.queue: \"pfc\""),
+        (
+            "rto_max = \"100us\"\n",
+            "t.toml:17: transport.rto_max: the longest timeout (rto_max = 100us) is below the \
+             lowest (rto_min = 200us)",
+        ),
+        (
+            "init_window = \"1KiB\"\n",
+            "t.toml:17: transport.init_window: 1KiB is below one unit (unit = 4KiB)",
+        ),
         ("ack_timer = \"0us\"\n", "t.toml:17: transport.ack_timer: "),
         (
             "bitmap = 106\n",
@@ -1224,6 +1233,13 @@ fn transport_pfc_free_keys_defaults_and_errors() {
         e.contains("transport.queue: \"lossless\", but [pfc] enabled = false"),
         "{e}"
     );
+    let n =
+        build("[transport]\nkind = \"pfc_free\"\ninit_window = \"64KiB\"\nrto_init = \"1ms\"\n");
+    let Transport::PfcFree(c) = n.nic.transport else {
+        panic!("pfc_free")
+    };
+    assert_eq!(c.init_window, Some(64 * 1024));
+    assert_eq!(c.rto_init, engine::Delta::from_ms(1));
     // IRN does not take the PFC-free transport's keys.
     let e = err_of(&format!(
         "{SMALL}\n[transport]\nkind = \"irn\"\nunit = \"1KiB\"\n"
@@ -1262,4 +1278,57 @@ fn next_hop_order_key() {
         e.starts_with("t.toml:") && e.contains("next_hop_order"),
         "{e}"
     );
+}
+
+#[test]
+fn rpc_workload_flows_and_errors() {
+    let rpc = |keys: &str| {
+        SMALL.replace(
+            "kind = \"incast\"\nsenders = [0, 1, 2]\nreceiver = 3\nsize = \"10KB\"",
+            &format!("kind = \"rpc\"\n{keys}"),
+        )
+    };
+    let s = build_scenario(
+        &parse_config(&rpc("clients_count = 2\nserver = 3\nqps = 4"), "t.toml").unwrap(),
+        Path::new(""),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.flows.len(), 8);
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.dst == 3 && f.size == workload::ENDLESS));
+    assert_eq!(s.flows.iter().filter(|f| f.src == 1).count(), 4);
+    // Line 9 is [workload], 10 its kind; the keys follow.
+    for (keys, want) in [
+        (
+            "clients = [0]\nclients_count = 1\nserver = 3",
+            "t.toml:12: workload.clients_count: give clients or clients_count, not both",
+        ),
+        (
+            "server = 3",
+            "t.toml:9: workload.clients: missing; kind = \"rpc\" needs clients (a list) or \
+             clients_count",
+        ),
+        (
+            "clients_count = 4\nserver = 3",
+            "t.toml:11: workload.clients_count: 4 clients asked for, but only 3 hosts besides \
+             the server",
+        ),
+        (
+            "clients_count = 1\nserver = 3\nqps = 0",
+            "t.toml:13: workload.qps: must be at least 1 QP per client",
+        ),
+        (
+            "clients = [3]\nserver = 3",
+            "t.toml:11: workload.clients: no client besides the server",
+        ),
+        (
+            "clients = [0]\nserver = 3\nreceiver = 3",
+            "t.toml:13: workload.receiver: not a key of kind = \"rpc\"",
+        ),
+    ] {
+        let e = err_of(&rpc(keys));
+        assert!(e.starts_with(want), "{keys}: {e}");
+    }
 }

@@ -35,6 +35,8 @@ pub enum WorkloadKind {
     Bulk,
     /// Fixed-size latency probes at Poisson times (perftest's latency test).
     Probes,
+    /// RPC clients, each with its QPs, into one server (Bifröst §4.4).
+    Rpc,
     /// A peer flow file.
     File,
 }
@@ -46,6 +48,7 @@ impl WorkloadKind {
             WorkloadKind::Incast => "incast",
             WorkloadKind::Bulk => "bulk",
             WorkloadKind::Probes => "probes",
+            WorkloadKind::Rpc => "rpc",
             WorkloadKind::File => "file",
         }
     }
@@ -74,6 +77,16 @@ impl WorkloadKind {
             WorkloadKind::Bulk => &["hosts", "dsts", "flows", "size", "start", "pg", "dport"],
             WorkloadKind::Probes => &[
                 "hosts", "dsts", "size", "interval", "start", "duration", "pg", "dport",
+            ],
+            WorkloadKind::Rpc => &[
+                "clients",
+                "clients_count",
+                "server",
+                "qps",
+                "size",
+                "start",
+                "pg",
+                "dport",
             ],
             WorkloadKind::File => &["path", "start_times"],
         }
@@ -121,6 +134,14 @@ pub struct WorkloadSection {
     /// as written) or `"as_peer"` (through a double, as the peer reads
     /// them; [`workload::StartTimes`]).
     pub start_times: Option<String>,
+    /// rpc: the clients.
+    pub clients: Option<Vec<u32>>,
+    /// rpc: or this many clients, the lowest host ids but the server.
+    pub clients_count: Option<u32>,
+    /// rpc: the server.
+    pub server: Option<u32>,
+    /// rpc: connections (QPs) per client; default 1.
+    pub qps: Option<u32>,
     /// Priority class; default 3.
     pub pg: Option<u8>,
     /// Destination port; default 100 (poisson), 200 (incast).
@@ -234,7 +255,8 @@ fn build_generator(
 ) -> R<Vec<FlowSpec>> {
     let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
     let set = set_keys!(w; load, cdf, duration, start, hosts, dsts, host_rate, senders, senders_count,
-        receiver, size, flows, interval, path, start_times, pg, dport);
+        receiver, size, flows, interval, path, start_times, pg, dport, clients, clients_count,
+        server, qps);
     cx.only_keys(sec, kind.name(), &set, kind.keys())?;
     let key = |k: &str| format!("{sec}.{k}");
     let why = format!("kind = \"{}\"", kind.name());
@@ -354,43 +376,14 @@ fn build_generator(
         WorkloadKind::Incast => {
             let receiver = cx.required(&w.receiver, &key("receiver"), &why)?;
             check_node(cx, &key("receiver"), topo, receiver)?;
-            let senders = match (&w.senders, w.senders_count) {
-                (Some(_), Some(_)) => {
-                    return Err(cx.err(
-                        &key("senders_count"),
-                        "give senders or senders_count, not both",
-                    ))
-                }
-                (None, None) => {
-                    return Err(cx.err(
-                        &key("senders"),
-                        format!("missing; {why} needs senders (a list) or senders_count"),
-                    ))
-                }
-                (Some(list), None) => {
-                    for &n in list {
-                        check_node(cx, &key("senders"), topo, n)?;
-                    }
-                    list.clone()
-                }
-                (None, Some(n)) => {
-                    let pool: Vec<u32> = topo
-                        .hosts()
-                        .into_iter()
-                        .filter(|&h| h != receiver)
-                        .collect();
-                    if n as usize > pool.len() {
-                        return Err(cx.err(
-                            &key("senders_count"),
-                            format!(
-                                "{n} senders asked for, but only {} hosts besides the receiver",
-                                pool.len()
-                            ),
-                        ));
-                    }
-                    pool[..n as usize].to_vec()
-                }
-            };
+            let senders = pick_senders(
+                cx,
+                (&key("senders"), &key("senders_count")),
+                (&w.senders, w.senders_count),
+                (receiver, "receiver"),
+                topo,
+                &why,
+            )?;
             let size = cx.required(&w.size, &key("size"), &why)?;
             let size = cx.positive_bytes(&key("size"), &size)?;
             let flows = workload::incast(
@@ -466,6 +459,49 @@ fn build_generator(
                 };
                 cx.err(&key(field), m)
             })
+        }
+        WorkloadKind::Rpc => {
+            let server = cx.required(&w.server, &key("server"), &why)?;
+            check_node(cx, &key("server"), topo, server)?;
+            let clients = pick_senders(
+                cx,
+                (&key("clients"), &key("clients_count")),
+                (&w.clients, w.clients_count),
+                (server, "server"),
+                topo,
+                &why,
+            )?;
+            let qps = w.qps.unwrap_or(1);
+            if qps == 0 {
+                return Err(cx.err(&key("qps"), "must be at least 1 QP per client"));
+            }
+            let size = match w.size.as_deref() {
+                None | Some("endless") => workload::ENDLESS,
+                Some(v) => cx.positive_bytes(&key("size"), v)?,
+            };
+            let n = clients.iter().filter(|&&c| c != server).count();
+            if n == 0 {
+                return Err(cx.err(&key("clients"), "no client besides the server"));
+            }
+            if n * qps as usize > workload::MAX_FLOWS {
+                return Err(cx.err(
+                    &key("qps"),
+                    format!(
+                        "{}: {n} clients × {qps} QPs, at most {}",
+                        workload::TOO_MANY_FLOWS,
+                        workload::MAX_FLOWS
+                    ),
+                ));
+            }
+            Ok(workload::rpc_clients(
+                &clients,
+                server,
+                qps,
+                size,
+                start,
+                pg,
+                w.dport.unwrap_or(DEFAULT_INCAST_DPORT),
+            ))
         }
         WorkloadKind::File => {
             let rel = cx.required(&w.path, &key("path"), &why)?;
@@ -553,4 +589,49 @@ pub(crate) fn unread_flows_warning(text: &str, file: &str, count: usize) -> Opti
         if count == 1 { "" } else { "s" },
         if more == 0 { "is" } else { "are" }
     ))
+}
+
+/// The senders of an incast or the clients of RPCs: a list (`list_key`)
+/// or a count (`count_key`) of the lowest host ids but `receiver` (called
+/// `role` in messages).
+fn pick_senders(
+    cx: &Ctx<'_>,
+    (list_key, count_key): (&str, &str),
+    (list, count): (&Option<Vec<u32>>, Option<u32>),
+    (receiver, role): (u32, &str),
+    topo: &Topology,
+    why: &str,
+) -> R<Vec<u32>> {
+    let name = |k: &str| k.rsplit('.').next().unwrap_or(k).to_string();
+    let (l, c) = (name(list_key), name(count_key));
+    match (list, count) {
+        (Some(_), Some(_)) => Err(cx.err(count_key, format!("give {l} or {c}, not both"))),
+        (None, None) => Err(cx.err(
+            list_key,
+            format!("missing; {why} needs {l} (a list) or {c}"),
+        )),
+        (Some(list), None) => {
+            for &n in list {
+                check_node(cx, list_key, topo, n)?;
+            }
+            Ok(list.clone())
+        }
+        (None, Some(n)) => {
+            let pool: Vec<u32> = topo
+                .hosts()
+                .into_iter()
+                .filter(|&h| h != receiver)
+                .collect();
+            if n as usize > pool.len() {
+                return Err(cx.err(
+                    count_key,
+                    format!(
+                        "{n} {l} asked for, but only {} hosts besides the {role}",
+                        pool.len()
+                    ),
+                ));
+            }
+            Ok(pool[..n as usize].to_vec())
+        }
+    }
 }

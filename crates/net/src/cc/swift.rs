@@ -83,6 +83,13 @@ impl Swift {
         }
     }
 
+    /// Start from a window of `w` bytes instead of the full one (kept
+    /// within the floor and the ceiling).
+    pub fn start_at(&mut self, w: u64) {
+        self.cwnd = w as f64;
+        self.clamp();
+    }
+
     /// Current window, bytes.
     pub fn cwnd(&self) -> f64 {
         self.cwnd

@@ -391,6 +391,8 @@ impl pfc_free::PfcFreeTotals {
                 a.lost_by_timeout += b.lost_by_timeout;
                 a.rtt_samples += b.rtt_samples;
                 a.qp_switches += b.qp_switches;
+                a.timeouts += b.timeouts;
+                a.acks += b.acks;
             }
             if let Receiver::PfcFree(r) = r {
                 any = true;
@@ -398,6 +400,7 @@ impl pfc_free::PfcFreeTotals {
                 let b = &r.stats;
                 a.messages += b.messages;
                 a.bytes += b.bytes;
+                a.placed += b.placed;
                 a.oos += b.oos;
                 a.duplicates += b.duplicates;
                 a.acks += b.acks;

@@ -79,6 +79,24 @@ pub struct PfcFreeConfig {
     /// SRTT + 4·RTTVAR, at least this, plus the ACK timer (an ACK may wait
     /// that long at the receiver). 200 µs, rdmasim's choice.
     pub rto_min: Delta,
+    /// The timeout before the first RTT is measured (RFC 6298 §2.1; the
+    /// paper gives none). 10 ms, rdmasim's choice: longer than the first
+    /// round trip of thousands of connections opening together into one
+    /// server (Bifröst §4.4: a minimum window each, queued at its ToR port),
+    /// which a shorter one would declare lost and resend.
+    pub rto_init: Delta,
+    /// The longest retransmission timeout: each timeout in a row doubles
+    /// the timeout (RFC 6298 §5.5's back-off; the paper gives no rule), up
+    /// to this, and an RTT sample ends the back-off. 100 ms, rdmasim's
+    /// choice.
+    pub rto_max: Delta,
+    /// The window a connection starts with, bytes; `None`: one unit, the
+    /// minimum window. The paper does not give it
+    /// (Bifröst §3.4.3): rdmasim starts at one unit, the minimum window,
+    /// and grows from there (one unit per round trip below `base_rtt`), so
+    /// that thousands of connections opening together into one server
+    /// (Bifröst §4.4) do not each burst a full window.
+    pub init_window: Option<u64>,
     /// Backup QPs per connection; a timeout moves the connection to the
     /// next, on a new UDP source port (a new ECMP path). 2 (Bifröst
     /// §3.4.2, App. A.3).
@@ -106,6 +124,9 @@ impl Default for PfcFreeConfig {
             chunk_shrink_delay: Delta::from_us(50),
             sw_cc: true,
             rto_min: Delta::from_us(200),
+            rto_init: Delta::from_ms(10),
+            rto_max: Delta::from_ms(100),
+            init_window: None,
             backups: 2,
             qp_switch: Delta::from_us(60),
             queue: PfcFreeQueue::Lossy,

@@ -36,6 +36,10 @@ pub struct ReceiverStats {
     pub messages: u64,
     /// Their bytes.
     pub bytes: u64,
+    /// Bytes put in place for the first time (a unit's bytes once, however
+    /// often it arrives): the application's goodput, messages still
+    /// incomplete included.
+    pub placed: u64,
     /// WQEs the UC QP dropped because one of their packets was missing
     /// (the paper's OOS counter: PSN gaps seen).
     pub oos: u64,
@@ -151,11 +155,16 @@ impl PfcFreeReceiver {
             // A duplicate of a packet already taken (PSN below ePSN).
             return SoftRx::Nothing;
         } else {
-            // A gap: UC drops the rest of this WQE.
-            if q.alive {
+            // A gap: UC drops the rest of this WQE (counted once, also when
+            // the gap is the WQE's first packet).
+            if q.alive || q.gn != h.gn {
                 self.stats.oos += 1;
             }
-            q.alive = false;
+            *q = UcQp {
+                gn: h.gn,
+                next: 0,
+                alive: false,
+            };
             return SoftRx::Nothing;
         }
         if ecn {
@@ -238,6 +247,7 @@ impl PfcFreeReceiver {
             if m.units[w] & (1 << b) == 0 {
                 m.units[w] |= 1 << b;
                 m.got += 1;
+                self.stats.placed += unit.min(m.len - u * unit);
                 fresh = true;
             }
         }

@@ -111,6 +111,9 @@ pub struct PfcFreeSender {
     rttvar: Delta,
     last_progress: Time,
     timer_armed: bool,
+    /// Timeouts in a row since the last RTT sample: the timeout is
+    /// doubled this many times.
+    backoff: u32,
     /// Bytes resent, losses detected from ACKs, timeouts.
     pub stats: SenderStats,
 }
@@ -128,7 +131,14 @@ pub struct SenderStats {
     pub rtt_samples: u64,
     /// Moves to a backup QP.
     pub qp_switches: u64,
+    /// Timeouts that expired (each declares every WQE in flight lost).
+    pub timeouts: u64,
+    /// Software ACKs read.
+    pub acks: u64,
 }
+
+/// Doublings of the timeout at most (beyond, `rto_max` holds anyway).
+const MAX_BACKOFF: u32 = 20;
 
 /// QPs a connection can use: the primary and at most three backups.
 pub const MAX_PATHS: u32 = 4;
@@ -145,7 +155,7 @@ impl PfcFreeSender {
         };
         // Bifröst's window: Swift's structure with base_RTT as the target
         // and the minimum at one unit (Bifröst §3.4.3, §4.4).
-        let cc = Swift::new(
+        let mut cc = Swift::new(
             SwiftConfig {
                 target: cfg.base_rtt,
                 cwnd_min: Some(cfg.unit),
@@ -154,6 +164,7 @@ impl PfcFreeSender {
             },
             &env,
         );
+        cc.start_at(cfg.init_window.unwrap_or(cfg.unit));
         PfcFreeSender {
             msg_bytes: cfg.message_bytes(),
             bdp: env.bdp.max(cfg.unit),
@@ -180,6 +191,7 @@ impl PfcFreeSender {
             rttvar: Delta::ZERO,
             last_progress: now,
             timer_armed: false,
+            backoff: 0,
             stats: SenderStats::default(),
         }
     }
@@ -229,11 +241,17 @@ impl PfcFreeSender {
     }
 
     fn rto(&self) -> Delta {
-        let est = match self.srtt {
-            Some(s) => Delta(s.ps() + 4 * self.rttvar.ps()),
-            None => Delta::ZERO,
+        let base = match self.srtt {
+            Some(s) => {
+                (s.ps() + 4 * self.rttvar.ps()).max(self.cfg.rto_min.ps()) + self.cfg.ack_timer.ps()
+            }
+            // No RTT measured yet (RFC 6298 §2.1's initial timeout).
+            None => self.cfg.rto_init.ps(),
         };
-        Delta(est.ps().max(self.cfg.rto_min.ps()) + self.cfg.ack_timer.ps())
+        Delta(
+            base.saturating_mul(1 << self.backoff.min(MAX_BACKOFF))
+                .min(self.cfg.rto_max.ps().max(base)),
+        )
     }
 
     /// The chunk for new data at the head of a message with `left` bytes
@@ -529,6 +547,7 @@ impl PfcFreeSender {
         let unit = self.cfg.unit;
         let mut newly = 0;
         let mut reference = None;
+        self.stats.acks += 1;
         for e in &ack.entries {
             let gn = match *e {
                 AckEntry::Send(gn) => Some(gn),
@@ -620,6 +639,9 @@ impl PfcFreeSender {
 
     fn sample(&mut self, rtt: Delta) {
         self.stats.rtt_samples += 1;
+        // A fresh sample (every GN is new, so none is ambiguous) ends the
+        // back-off.
+        self.backoff = 0;
         // RFC 6298's estimator (the paper names none).
         match self.srtt {
             None => {
@@ -692,6 +714,11 @@ impl PfcFreeSender {
             self.stats.lost_by_timeout += 1;
             self.resend(gn, true);
         }
+        // A WQE still in flight may belong to a message acknowledged in
+        // full by another copy meanwhile: nothing of it is resent.
+        self.prune_retx();
+        self.stats.timeouts += 1;
+        self.backoff = self.backoff.saturating_add(1);
         let mut timers = TimerRequests::default();
         if self.cfg.sw_cc {
             self.cc.on_nack(now, &mut timers);

@@ -310,3 +310,48 @@ fn the_rtt_leaves_out_the_time_the_ack_waited_at_the_receiver() {
     tx.on_soft_ack(&mut s, &body, t4);
     assert_eq!(tx.srtt(), Some(engine::Delta::from_us(10)));
 }
+
+/// Into a network that loses everything: the first timeout is `rto_init`
+/// (no RTT measured), each one after it twice the one before (with the
+/// switch to a backup QP between), up to `rto_max`.
+#[test]
+fn timeouts_in_a_row_back_off_up_to_the_longest() {
+    let cfg = PfcFreeConfig {
+        message: 32 * 1024,
+        ..PfcFreeConfig::default()
+    };
+    let size = 1 << 20;
+    let mut tx = PfcFreeSender::new(cfg, MTU, size, Rate::gbps(25), Time::ZERO);
+    let mut s = SendSeq::default();
+    let mut now = Time::ZERO;
+    let mut timer = None;
+    let mut gaps = Vec::new();
+    let mut last = Time::ZERO;
+    while gaps.len() < 8 {
+        let seq = tx
+            .retransmission()
+            .or_else(|| tx.may_send_new(&s).then_some(s.nxt));
+        if let Some(seq) = seq {
+            let payload = (tx.packet_end(seq).min(size) - seq).min(MTU);
+            if let Some(at) = tx.sent(&mut s, seq, payload, now) {
+                timer = Some(at);
+            }
+        }
+        now += engine::Delta::from_ns(400);
+        if let Some(at) = timer.filter(|&at| at <= now) {
+            let out = tx.timeout(at);
+            if out.expired {
+                gaps.push((at - last).ps());
+                last = at;
+            }
+            timer = out.again_at;
+        }
+    }
+    assert_eq!(tx.stats.timeouts, 8);
+    assert_eq!(gaps[0], cfg.rto_init.ps());
+    for w in gaps[1..].windows(2) {
+        let (a, b) = (w[0] - cfg.qp_switch.ps(), w[1] - cfg.qp_switch.ps());
+        assert!(b == 2 * a || b == cfg.rto_max.ps(), "{gaps:?}");
+    }
+    assert_eq!(*gaps.last().unwrap() - cfg.qp_switch.ps(), cfg.rto_max.ps());
+}
