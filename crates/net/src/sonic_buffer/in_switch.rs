@@ -15,6 +15,7 @@ impl Switch {
     /// `drops`, and at the egress in `egress_drops` when the egress queue
     /// refused it). An admitted frame's pause state goes to the ingress's
     /// flow control, as the peer's MMU's does.
+    #[cold]
     #[inline(never)]
     pub(crate) fn sonic_admit(
         &mut self,
