@@ -135,6 +135,7 @@ pub fn run_scenario(
             ports: &results.ports,
             bifrost_trace: (!bifrost_csv.is_empty()).then_some(bifrost_csv.as_str()),
             watchdog: s.net.pfc.watchdog.is_some(),
+            sonic: s.net.sonic.is_some(),
             capture: capture.as_ref(),
         };
         output::write_run_dir(dir, &files)?;
@@ -398,12 +399,13 @@ fn summarize(
         counters: Counters {
             drops,
             // Drops at ports under flow control: a port given `fc =
-            // "lossy"` (or a fabric with PFC off) may drop by design.
+            // "lossy"` (or a fabric with PFC off) may drop by design, and
+            // so may a SONiC switch's lossy classes.
             lossless_drops: results
                 .ports
                 .iter()
                 .filter(|p| p.lossless)
-                .map(|p| p.counters.drops.iter().sum::<u64>())
+                .map(|p| lossless_class_drops(net, p))
                 .sum(),
             pause_frames: results.pause_frames(),
             resume_frames: results.resume_frames(),
@@ -429,6 +431,7 @@ fn summarize(
             .pfc_free
             .as_ref()
             .map(|t| PfcFreeSummary::of(t, results.end_time.ns())),
+        sonic_buffer: crate::summary::SonicSwitchSummary::of(results),
         engine: EngineStats {
             events: results.events,
             packet_hops: results.packet_hops,
@@ -606,6 +609,25 @@ impl Progress {
             let _ = write!(err, "\r\x1b[K");
             let _ = err.flush();
         }
+    }
+}
+
+/// Drops at port `p` (under flow control) in its lossless classes: every
+/// class, except at a switch with SONiC's buffer model, whose lossy PGs
+/// (profiles without headroom) drop by design (Azure App. A).
+fn lossless_class_drops(net: &NetConfig, p: &net::PortReport) -> u64 {
+    let profiles = net.sonic.as_ref().and_then(|s| {
+        Some((
+            &s.config,
+            s.switches.get(&p.node)?.get(usize::from(p.port))?,
+        ))
+    });
+    match profiles {
+        None => p.counters.drops.iter().sum(),
+        Some((cfg, pp)) => (0..p.counters.drops.len())
+            .filter(|&c| pp.pg[c].is_some_and(|i| cfg.profiles[i].lossless()))
+            .map(|c| p.counters.drops[c])
+            .sum(),
     }
 }
 

@@ -32,6 +32,10 @@ pub struct Summary {
     /// (`[transport] kind = "pfc_free"`); not written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc_free: Option<PfcFreeSummary>,
+    /// What the switches with SONiC's buffer model did, when the run had
+    /// any (`[buffer] model = "sonic"`); not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sonic_buffer: Option<Vec<SonicSwitchSummary>>,
     /// What the simulation cost.
     pub engine: EngineStats,
     /// The run's notes ([`crate::run::RunReport::notes`]), which the CLI prints as it
@@ -239,5 +243,78 @@ impl WatchdogSummary {
             dropped: ports.iter().map(|p| p.counters.flushed).sum(),
             events,
         }
+    }
+}
+
+/// What one switch's SONiC buffer did in a run (`net::sonic_buffer::setup::SonicReport`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SonicSwitchSummary {
+    /// The switch's node.
+    pub node: u32,
+    /// Most bytes in its buffer at once.
+    pub peak_bytes: u64,
+    /// Per ingress pool with headroom, the most headroom bytes it held.
+    pub peak_headroom: std::collections::BTreeMap<String, u64>,
+    /// Frames its ingress checks refused (lossy PGs over their threshold,
+    /// lossless ones out of headroom).
+    pub ingress_drops: u64,
+    /// Frames its egress checks refused (queues over their threshold).
+    pub egress_drops: u64,
+    /// The first PG to pause: its port, class and shared bytes then.
+    pub first_pause: Option<SonicBufferEvent>,
+    /// The first frame refused at ingress: the PG's shared bytes then.
+    pub first_ingress_drop: Option<SonicBufferEvent>,
+    /// The first frame refused at egress: the queue's shared bytes then.
+    pub first_egress_drop: Option<SonicBufferEvent>,
+}
+
+/// Where in a SONiC buffer something first happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SonicBufferEvent {
+    /// Local port (link order).
+    pub port: usize,
+    /// Class.
+    pub class: usize,
+    /// Shared bytes of the PG or queue then (reserves and headroom left out).
+    pub shared_bytes: u64,
+}
+
+impl SonicSwitchSummary {
+    /// The summaries of `results`' SONiC switches; `None` if it has none.
+    pub fn of(results: &net::RunResults) -> Option<Vec<SonicSwitchSummary>> {
+        if results.sonic.is_empty() {
+            return None;
+        }
+        let ev = |e: Option<net::sonic_buffer::BufferEvent>| {
+            e.map(|e| SonicBufferEvent {
+                port: e.port,
+                class: e.class,
+                shared_bytes: e.shared,
+            })
+        };
+        Some(
+            results
+                .sonic
+                .iter()
+                .map(|r| {
+                    let ports = results.ports.iter().filter(|p| p.node == r.node);
+                    let (mut all, mut egress) = (0, 0);
+                    for p in ports {
+                        all += p.counters.drops.iter().sum::<u64>();
+                        egress += p.counters.egress_drops;
+                    }
+                    SonicSwitchSummary {
+                        node: r.node,
+                        peak_bytes: r.peak_bytes,
+                        peak_headroom: r.peak_headroom.iter().cloned().collect(),
+                        ingress_drops: all - egress,
+                        egress_drops: egress,
+                        first_pause: ev(r.first_pause),
+                        first_ingress_drop: ev(r.first_ingress_drop),
+                        first_egress_drop: ev(r.first_egress_drop),
+                    }
+                })
+                .collect(),
+        )
     }
 }

@@ -89,6 +89,39 @@ pub enum BuildError {
     Unsorted(u32),
 }
 
+/// Switch `node`'s SONiC MMU, if `setup` lists it: its ports are
+/// `first..first + count`, `node_ports[node]` their links. The peer's
+/// per-port buffer settings (`xoff`, `headroom`, `alpha_shift`) have no
+/// meaning there, and are an error.
+fn sonic_mmu(
+    setup: &crate::sonic_buffer::setup::SonicSetup,
+    node: usize,
+    first: u32,
+    count: u32,
+    port_set: &[crate::config::PortSettings],
+    node_ports: &[Vec<(u32, usize)>],
+) -> Result<Option<Box<crate::sonic_buffer::SonicMmu>>, BuildError> {
+    let link = |local: usize| node_ports[node].get(local).map_or(0, |&(l, _)| l);
+    let mmu = setup
+        .mmu_for(node as u32, count as usize)
+        .map_err(|msg| BuildError::BadPortRule { link: link(0), msg })?;
+    if mmu.is_some() {
+        for local in 0..count as usize {
+            let set = &port_set[first as usize + local];
+            if set.xoff.is_some() || set.headroom.is_some() || set.alpha_shift.is_some() {
+                return Err(BuildError::BadPortRule {
+                    link: link(local),
+                    msg: format!(
+                        "xoff, headroom and alpha_shift set the peer's MMU; switch {node} uses \
+                         SONiC's buffer model, whose pools and profiles set them"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(mmu.map(Box::new))
+}
+
 /// A port's flow control with what the config adds around it: the PFC
 /// storm watchdog, if on for its kind of node and it runs PFC (Azure
 /// §3.1), and a storm it sends, if one is injected on it. Ports with
@@ -647,14 +680,19 @@ impl Simulation {
                     mmu.set_static(local, xoff, set.xon.unwrap_or(xoff), h);
                 }
             }
+            let sonic = match &cfg.sonic {
+                None => None,
+                Some(setup) => sonic_mmu(setup, node, first, count, &port_set, &node_ports)?,
+            };
             let (size, set_aside) = mmu.size_and_set_aside();
-            if set_aside >= size {
+            if set_aside >= size && sonic.is_none() {
                 no_shared_pool.push((node, set_aside));
             }
             switches.push(Switch {
                 first_port: first,
                 n_ports: count as u16,
                 mmu,
+                sonic,
                 ecn,
                 routes: Vec::new(),
                 route_rows: Vec::new(),

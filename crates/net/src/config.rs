@@ -371,6 +371,9 @@ pub struct NetConfig {
     /// by index: ascending port (rdmasim's), or descending, as the peer's
     /// tables are on its fat tree (`rdmasim hpcc`).
     pub next_hop_order: topo::NextHopOrder,
+    /// SONiC's buffer model instead of the peer's MMU on the switches it
+    /// lists (Azure §6.2, App. A); none by default.
+    pub sonic: Option<crate::sonic_buffer::setup::SonicSetup>,
 }
 
 impl Default for NetConfig {
@@ -390,6 +393,7 @@ impl Default for NetConfig {
             pfc_storms: Vec::new(),
             dcqcn_fleet: None,
             next_hop_order: topo::NextHopOrder::Ascending,
+            sonic: None,
         }
     }
 }

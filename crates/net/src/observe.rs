@@ -187,7 +187,24 @@ impl Simulation {
             .iter()
             .enumerate()
             .filter(|(_, &s)| s != u32::MAX)
-            .map(|(n, &s)| (n as u32, self.switches[s as usize].mmu.peak_bytes))
+            .map(|(n, &s)| {
+                let sw = &self.switches[s as usize];
+                let peak = sw
+                    .sonic
+                    .as_ref()
+                    .map_or(sw.mmu.peak_bytes, |m| m.peak_bytes);
+                (n as u32, peak)
+            })
+            .collect();
+        let sonic = self
+            .node_switch
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s != u32::MAX)
+            .filter_map(|(n, &s)| {
+                let m = self.switches[s as usize].sonic.as_ref()?;
+                Some(crate::sonic_buffer::setup::SonicReport::of(n as u32, m))
+            })
             .collect();
         RunResults {
             flows,
@@ -199,6 +216,7 @@ impl Simulation {
                 .collect(),
             ports,
             switch_peak_bytes,
+            sonic,
             events: self.cx.events,
             packet_hops: self.cx.packet_hops,
             end_time: now,

@@ -155,4 +155,8 @@ pub struct PortCounters {
     /// Frames dropped from this egress's queues when flow control flushed
     /// them ([`FcOutbox::flush`]).
     pub flushed: u64,
+    /// Frames a SONiC buffer ([`crate::NetConfig::sonic`]) refused at
+    /// this egress's queue (also in `drops` of the port they came in by);
+    /// 0 under the peer's MMU, which has no egress check.
+    pub egress_drops: u64,
 }

@@ -112,6 +112,9 @@ pub struct RunResults {
     pub delivery_failures: Vec<String>,
     /// The PFC-free transport's counters over all flows, if it ran.
     pub pfc_free: Option<crate::transport::pfc_free::PfcFreeTotals>,
+    /// Per switch with SONiC's buffer model, in node order: what its
+    /// buffer did (empty when no switch has it).
+    pub sonic: Vec<crate::sonic_buffer::setup::SonicReport>,
 }
 
 impl RunResults {

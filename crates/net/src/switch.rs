@@ -14,6 +14,7 @@ use crate::hash::{host_ip, murmur3_32};
 use crate::mmu::Mmu;
 use crate::port::Port;
 use crate::route::{DstRoute, RouteRow};
+use crate::sonic_buffer::model::SonicMmu;
 use crate::wire::{IntHop, Packet, PacketKind, QueueKey, NO_INT};
 
 const _: () =
@@ -36,6 +37,11 @@ pub(crate) struct Switch {
     /// in the line every hop reads, so that a departure reads no other
     /// line to learn that it does not.
     pub pint_on: bool,
+    /// SONiC's buffer model, if this switch uses it instead of the peer's
+    /// MMU (`NetConfig::sonic`); then `mmu` is unused. Here, in the line
+    /// every hop reads, so that a hop learns which MMU to call without
+    /// reading another line; boxed, so that it is one word.
+    pub sonic: Option<Box<SonicMmu>>,
     /// Per destination key (`DstRoute::key`, route.rs): where its next
     /// hops are in `routes`.
     pub route_rows: Vec<RouteRow>,
@@ -122,7 +128,11 @@ impl Switch {
         // The ingress's state after an admission within the class's
         // reserve, which the MMU has not counted yet (`Mmu::admit_or_pass`).
         let mut in_reserve = None;
-        if class != 0 {
+        if class != 0 && self.sonic.is_some() {
+            if !self.sonic_admit(ports, in_local, out_local, pkt, cx) {
+                return;
+            }
+        } else if class != 0 {
             let Some(admitted) = self.mmu.admit_or_pass(in_local, out_local, class, size) else {
                 ip.c.drops[class] += 1;
                 cx.int_pool.release(pkt.int);
@@ -306,7 +316,7 @@ impl Switch {
             pkt,
             cx,
             |sw, in_local, out_local, class, size| {
-                let (q, state) = sw.mmu.release_state(in_local, out_local, class, size);
+                let (q, state) = sw.release_any(in_local, out_local, class, size);
                 Released { q, state }
             },
         );
@@ -441,9 +451,7 @@ impl Switch {
                 continue;
             }
             let in_local = usize::from(f.ingress);
-            let (_, state) = self
-                .mmu
-                .release_state(in_local, local, class, u64::from(f.size));
+            let (_, state) = self.release_any(in_local, local, class, u64::from(f.size));
             if ports[in_local].fc.after_release_emits(
                 now,
                 QueueKey::of(&f),
@@ -453,6 +461,22 @@ impl Switch {
             ) {
                 self.apply_fc_outbox(ports, in_local, cx);
             }
+        }
+    }
+
+    /// The release of a frame from this switch's MMU, whichever it has:
+    /// the bytes left in the egress's class and the ingress's state after.
+    #[inline(always)]
+    fn release_any(
+        &mut self,
+        in_local: usize,
+        out_local: usize,
+        class: usize,
+        bytes: u64,
+    ) -> (u64, IngressState) {
+        match self.sonic.as_mut() {
+            None => self.mmu.release_state(in_local, out_local, class, bytes),
+            Some(s) => s.release_queued(in_local, out_local, class, bytes),
         }
     }
 
@@ -468,8 +492,11 @@ impl Switch {
             return;
         }
         let now = cx.now;
-        let mmu = &self.mmu;
-        let state = |class: usize| mmu.ingress_state(local, class);
+        let sw = &*self;
+        let state = |class: usize| match &sw.sonic {
+            None => sw.mmu.ingress_state(local, class),
+            Some(s) => s.ingress_state(local, class),
+        };
         let p = &mut ports[local];
         p.fc.on_timer(now, &state, &mut cx.outbox);
         p.egress.on_timer(&p.egress_head, now);

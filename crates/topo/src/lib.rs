@@ -23,6 +23,7 @@ mod adjacency;
 mod builders;
 pub mod crossdc;
 mod peer;
+mod region;
 mod routing;
 mod validate;
 pub use validate::MAX_SWITCHES;
@@ -31,6 +32,7 @@ pub use adjacency::Adjacency;
 pub use builders::{clos, dumbbell, fat_tree, leaf_spine, peer_fat_tree, star, ClosSpec};
 pub use crossdc::{cross_dc, CrossDcLayout, CrossDcSpec};
 pub use peer::{load_peer_topology, parse_peer_topology, write_peer_topology};
+pub use region::{region, RegionSpec};
 pub use routing::{NextHopOrder, Routes};
 
 use engine::{Delta, Rate};

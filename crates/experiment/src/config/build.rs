@@ -123,6 +123,7 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
     }
     build_pfc(&cx, &doc.pfc, &mut net)?;
     build_buffer(&cx, &doc.buffer, &mut net)?;
+    super::sonic::build_sonic(&cx, &doc.buffer, &topo, &flows, &mut net)?;
     build_ecn(&cx, &doc.ecn, &mut net)?;
     build_nic(&cx, &doc.nic, &mut net)?;
     if let Some(msg) = frame_above_buffer(&net) {

@@ -121,6 +121,13 @@ headroom = "{headroom}"                 # "auto" = factor x rate x delay, or a s
 headroom_factor = {factor:?}           # {PEER} `third.cc` (3 x rate x delay)
 alpha_shift = {shift}                 # {PEER} `third.cc` (alpha 1/8 at NIC speed)
 resume_offset = "{resume}"           # {PEER} `switch-mmu.cc` (resume at threshold - 3 KB)
+# model = "peer"                     # or "sonic": SONiC's buffer model (Azure App. A) from a
+#                                      config_db JSON file; docs/sonic-buffer.md, "In a run":
+# sonic = "listing1.json"            # the file, relative to this config
+# sonic_switches = [4, 5]            # the switches that use it (default all)
+# sonic_ports = ["Ethernet0", ...]   # the file's port per local port (default its ports by number)
+# sonic_pg = {{ 3 = "ingress_lossless_profile" }}   # class -> ingress profile, every port
+# sonic_queue = {{ 3 = "egress_lossless_profile" }} # class -> egress profile, every port
 
 # Per-port settings that replace the switch-wide [buffer], [ecn] and [pfc]
 # ones (none by default), by class, applied in this order, later winning:

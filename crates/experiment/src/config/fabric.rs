@@ -89,6 +89,19 @@ pub struct BufferSection {
     pub alpha_shift: Option<u8>,
     /// XON hysteresis.
     pub resume_offset: Option<String>,
+    /// `"peer"` (the default) or `"sonic"`: SONiC's buffer model on the
+    /// switches of `sonic_switches` (`config::sonic`).
+    pub model: Option<String>,
+    /// The config_db JSON file, relative to the config.
+    pub sonic: Option<String>,
+    /// The switches that use it; default all.
+    pub sonic_switches: Option<Vec<u32>>,
+    /// The file's port name of each local port, in link order.
+    pub sonic_ports: Option<Vec<String>>,
+    /// Class → ingress profile, on every port.
+    pub sonic_pg: Option<std::collections::BTreeMap<String, String>>,
+    /// Class → egress profile, on every port.
+    pub sonic_queue: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// `[ecn]`.

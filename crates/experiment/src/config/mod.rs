@@ -27,6 +27,9 @@ mod fleet;
 mod nic;
 mod parse;
 mod ports;
+mod sonic;
+#[cfg(test)]
+mod sonic_tests;
 #[cfg(test)]
 mod tests;
 pub mod timeseries;

@@ -2,7 +2,7 @@
 //! config asks for.
 
 use super::ctx::{set_keys, Ctx, R};
-use engine::Rate;
+use engine::{Delta, Rate};
 use serde::Deserialize;
 use topo::{ClosSpec, Topology};
 
@@ -33,6 +33,10 @@ pub enum TopologyKind {
     /// joined by long-haul links ([`topo::crossdc`]); the defaults are the
     /// Swing/Bifrost setup.
     CrossDc,
+    /// An Azure-style region: fat-tree datacenters (T0, T1, T2) whose T2
+    /// switches all reach every regional hub over long links
+    /// ([`topo::region`]).
+    Region,
     /// Nodes and links listed in the config: `hosts` hosts (ids 0..),
     /// `switches` switches (the ids after them), `links`. Parallel links
     /// between two switches are allowed (ECMP spreads flows over them).
@@ -65,6 +69,7 @@ impl TopologyKind {
             TopologyKind::Star => "star",
             TopologyKind::Dumbbell => "dumbbell",
             TopologyKind::CrossDc => "cross_dc",
+            TopologyKind::Region => "region",
             TopologyKind::Links => "links",
             TopologyKind::File => "file",
         }
@@ -106,6 +111,18 @@ impl TopologyKind {
                 "long_length",
                 "long_delay",
                 "relays",
+            ],
+            TopologyKind::Region => &[
+                "dcs",
+                "k",
+                "hosts_per_tor",
+                "hubs",
+                "host_rate",
+                "fabric_rate",
+                "delay",
+                "long_rate",
+                "long_length",
+                "long_delay",
             ],
             TopologyKind::Links => &["hosts", "switches", "links"],
             TopologyKind::File => &["path"],
@@ -167,6 +184,8 @@ pub struct TopologySection {
     /// cross_dc: a Swing PFC relay at each end of every long link; default
     /// false.
     pub relays: Option<bool>,
+    /// region: regional hubs; default 2.
+    pub hubs: Option<u32>,
     /// Host link rate.
     pub host_rate: Option<String>,
     /// Switch–switch link rate.
@@ -202,6 +221,35 @@ impl From<NextHopOrderKey> for topo::NextHopOrder {
     }
 }
 
+/// The one-way delay of a long link: `long_length` (a fibre length) or
+/// `long_delay`, not both; `default` if neither.
+fn long_delay(cx: &Ctx<'_>, t: &TopologySection, default: Delta) -> R<Delta> {
+    Ok(match (&t.long_length, &t.long_delay) {
+        (Some(_), Some(_)) => {
+            return Err(cx.err(
+                "topology.long_delay",
+                "give the long link's long_length or its long_delay, not both",
+            ))
+        }
+        (Some(v), None) => {
+            let path = "topology.long_length";
+            let v = v.trim();
+            if !(v.ends_with("km") || v.ends_with('m')) {
+                return Err(cx.err(
+                    path,
+                    format!(
+                        "'{v}' is not a length; write it in km or m, e.g. \"80km\" \
+                         (5 us/km), or give a one-way delay as long_delay"
+                    ),
+                ));
+            }
+            cx.delay(path, v)?
+        }
+        (None, Some(v)) => cx.delay("topology.long_delay", v)?,
+        (None, None) => default,
+    })
+}
+
 pub(super) fn build_topology(
     cx: &Ctx<'_>,
     t: &TopologySection,
@@ -210,7 +258,7 @@ pub(super) fn build_topology(
     let set = set_keys!(t; k, pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, leaves,
         spines, hosts_per_leaf, oversubscription, hosts, rate, left, right, bottleneck_rate,
         host_rate, fabric_rate, delay, path, dcs, long_links, long_rate, long_length, long_delay,
-        relays, switches, links);
+        relays, switches, links, hubs);
     cx.only_keys("topology", kind.name(), &set, kind.keys())?;
     let why = format!("kind = \"{}\"", kind.name());
     let rate = |key: &str, v: &Option<String>, default: &str| -> R<Rate> {
@@ -312,30 +360,7 @@ pub(super) fn build_topology(
                 Some(v) => cx.rate("topology.host_rate", v)?,
                 None => d.host_rate,
             };
-            let long_delay = match (&t.long_length, &t.long_delay) {
-                (Some(_), Some(_)) => {
-                    return Err(cx.err(
-                        "topology.long_delay",
-                        "give the long link's long_length or its long_delay, not both",
-                    ))
-                }
-                (Some(v), None) => {
-                    let path = "topology.long_length";
-                    let v = v.trim();
-                    if !(v.ends_with("km") || v.ends_with('m')) {
-                        return Err(cx.err(
-                            path,
-                            format!(
-                                "'{v}' is not a length; write it in km or m, e.g. \"80km\" \
-                                 (5 us/km), or give a one-way delay as long_delay"
-                            ),
-                        ));
-                    }
-                    cx.delay(path, v)?
-                }
-                (None, Some(v)) => cx.delay("topology.long_delay", v)?,
-                (None, None) => d.long_delay,
-            };
+            let long_delay = long_delay(cx, t, d.long_delay)?;
             topo::CrossDcSpec {
                 // The layout's own rules for these (at least 2 DCs; k
                 // even, at least 2): one message for 0 and 1 alike.
@@ -363,6 +388,35 @@ pub(super) fn build_topology(
             .map(|l| {
                 layout = Some(l);
                 l.build()
+            })
+        }
+        TopologyKind::Region => {
+            let host_rate = rate("host_rate", &t.host_rate, DEFAULT_LINK_RATE)?;
+            let fabric_rate = match &t.fabric_rate {
+                Some(v) => cx.rate("topology.fabric_rate", v)?,
+                None => host_rate,
+            };
+            let or = |v: &Option<u32>, d: u32, key: &str| -> R<u32> {
+                match v {
+                    Some(_) => count(key, v),
+                    None => Ok(d),
+                }
+            };
+            topo::region(topo::RegionSpec {
+                dcs: or(&t.dcs, 2, "dcs")?,
+                // k's rule (even, at least 2) is the builder's.
+                k: t.k.unwrap_or(4),
+                hosts_per_tor: or(&t.hosts_per_tor, 2, "hosts_per_tor")?,
+                hubs: or(&t.hubs, 2, "hubs")?,
+                host_rate,
+                fabric_rate,
+                delay: delay()?,
+                long_rate: match &t.long_rate {
+                    Some(v) => cx.rate("topology.long_rate", v)?,
+                    None => fabric_rate,
+                },
+                // Azure §1.2: T2-RH links of up to 80 km.
+                long_delay: long_delay(cx, t, Delta::from_us(400))?,
             })
         }
         TopologyKind::Links => return build_link_list(cx, t, &why).map(|topo| (topo, None)),

@@ -44,6 +44,9 @@ pub(crate) struct RunFiles<'a> {
     /// Whether the run had a PFC storm watchdog: `ports.csv` then has its
     /// columns ([`PORTS_CSV_WATCHDOG_COLUMNS`]).
     pub(crate) watchdog: bool,
+    /// Whether the run had switches with SONiC's buffer model: `ports.csv`
+    /// then has [`PORTS_CSV_SONIC_COLUMNS`].
+    pub(crate) sonic: bool,
     pub(crate) capture: Option<&'a net::capture::CaptureFile>,
 }
 
@@ -93,6 +96,12 @@ pub const PORTS_CSV_HEADER: &str = "node,port,is_switch,tx_bytes,tx_data,drops,c
 /// file as it was.
 pub const PORTS_CSV_WATCHDOG_COLUMNS: &str = ",pfc_storms,pfc_restores,storm_dropped";
 
+/// The column `ports.csv` adds when the run has switches with SONiC's
+/// buffer model (`[buffer] model = "sonic"`): frames refused at the port's
+/// egress queue (also counted in `drops` at the port they came in by).
+/// Runs without keep the file as it was.
+pub const PORTS_CSV_SONIC_COLUMNS: &str = ",egress_drops";
+
 /// `ports.csv`: one row per port (every node, link order): traffic, drops
 /// at its ingress, marks, queue peaks and flow-control counters summed
 /// over classes; with `watchdog`, the watchdog's counters too.
@@ -101,11 +110,24 @@ pub fn write_ports_csv(
     watchdog: bool,
     w: &mut impl Write,
 ) -> io::Result<()> {
+    write_ports_csv_with(ports, watchdog, false, w)
+}
+
+/// [`write_ports_csv`], with `sonic`, [`PORTS_CSV_SONIC_COLUMNS`] too.
+pub fn write_ports_csv_with(
+    ports: &[net::PortReport],
+    watchdog: bool,
+    sonic: bool,
+    w: &mut impl Write,
+) -> io::Result<()> {
+    write!(w, "{PORTS_CSV_HEADER}")?;
     if watchdog {
-        writeln!(w, "{PORTS_CSV_HEADER}{PORTS_CSV_WATCHDOG_COLUMNS}")?;
-    } else {
-        writeln!(w, "{PORTS_CSV_HEADER}")?;
+        write!(w, "{PORTS_CSV_WATCHDOG_COLUMNS}")?;
     }
+    if sonic {
+        write!(w, "{PORTS_CSV_SONIC_COLUMNS}")?;
+    }
+    writeln!(w)?;
     for p in ports {
         let c = &p.counters;
         let sum = |a: &[u64]| a.iter().sum::<u64>();
@@ -136,6 +158,9 @@ pub fn write_ports_csv(
                 sum(&p.fc.restores),
                 c.flushed
             )?;
+        }
+        if sonic {
+            write!(w, ",{}", c.egress_drops)?;
         }
         writeln!(w)?;
     }
@@ -281,7 +306,7 @@ pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), Experime
 fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     write_file(&tmp.join("flows.csv"), |w| write_flows_csv(f.records, w))?;
     write_file(&tmp.join("ports.csv"), |w| {
-        write_ports_csv(f.ports, f.watchdog, w)
+        write_ports_csv_with(f.ports, f.watchdog, f.sonic, w)
     })?;
     if let Some(t) = f.bifrost_trace {
         write_file(&tmp.join("bifrost_trace.csv"), |w| {

@@ -86,6 +86,23 @@ pub struct Admitted {
     pub in_headroom: bool,
 }
 
+/// Where in the buffer something first happened in a run
+/// ([`SonicMmu::first_pause`] and the first drops): the local port and
+/// class of the PG or queue, and its bytes then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferEvent {
+    /// Local port of the PG (a pause, an ingress drop) or the queue (an
+    /// egress drop).
+    pub port: usize,
+    /// Its class.
+    pub class: usize,
+    /// Its shared bytes then: of the PG when it paused or refused the
+    /// frame, of the queue when it refused the frame. Reserves and
+    /// headroom are not in it, as App. A's 2 MB and 4.67 MB do not count
+    /// them.
+    pub shared: u64,
+}
+
 /// Where one frame's bytes go at ingress: (reserve, shared, headroom).
 type Split = (u64, u64, u64);
 
@@ -106,6 +123,15 @@ pub struct SonicMmu {
     used: u64,
     /// Highest total occupancy seen.
     pub peak_bytes: u64,
+    /// Per pool: the most headroom bytes it held at once.
+    peak_headroom: Vec<u64>,
+    /// The first PG that paused, at the moment it did.
+    pub first_pause: Option<BufferEvent>,
+    /// The first frame refused at ingress (a lossy PG over its threshold,
+    /// or a lossless one out of headroom).
+    pub first_ingress_drop: Option<BufferEvent>,
+    /// The first frame refused at egress (a queue over its threshold).
+    pub first_egress_drop: Option<BufferEvent>,
 }
 
 impl SonicMmu {
@@ -123,6 +149,10 @@ impl SonicMmu {
             pool_headroom: vec![0; pools],
             used: 0,
             peak_bytes: 0,
+            peak_headroom: vec![0; pools],
+            first_pause: None,
+            first_ingress_drop: None,
+            first_egress_drop: None,
         }
     }
 
@@ -215,12 +245,24 @@ impl SonicMmu {
         class: usize,
         bytes: u64,
     ) -> Result<Admitted, DropSide> {
-        let (in_res, in_shared, in_hdrm) = self
-            .ingress_split(in_port, class, bytes)
-            .ok_or(DropSide::Ingress)?;
-        let (out_res, out_shared) = self
-            .egress_split(out_port, class, bytes)
-            .ok_or(DropSide::Egress)?;
+        let Some((in_res, in_shared, in_hdrm)) = self.ingress_split(in_port, class, bytes) else {
+            let shared = self.pg[in_port][class].shared;
+            self.first_ingress_drop.get_or_insert(BufferEvent {
+                port: in_port,
+                class,
+                shared,
+            });
+            return Err(DropSide::Ingress);
+        };
+        let Some((out_res, out_shared)) = self.egress_split(out_port, class, bytes) else {
+            let shared = self.queue[out_port][class].shared;
+            self.first_egress_drop.get_or_insert(BufferEvent {
+                port: out_port,
+                class,
+                shared,
+            });
+            return Err(DropSide::Egress);
+        };
         if let Some(pi) = self.ports[in_port].pg[class] {
             let pool = self.cfg.profiles[pi].pool;
             let pg = &mut self.pg[in_port][class];
@@ -229,6 +271,7 @@ impl SonicMmu {
             pg.headroom += in_hdrm;
             self.pool_shared[pool] += in_shared;
             self.pool_headroom[pool] += in_hdrm;
+            self.peak_headroom[pool] = self.peak_headroom[pool].max(self.pool_headroom[pool]);
         }
         if let Some(pi) = self.ports[out_port].queue[class] {
             let pool = self.cfg.profiles[pi].pool;
@@ -310,6 +353,13 @@ impl SonicMmu {
         let xon = p.xon.max(limit.saturating_sub(p.xon_offset));
         let pg = &mut self.pg[port][class];
         if pg.headroom > 0 || pg.shared >= limit {
+            if !pg.paused && self.first_pause.is_none() {
+                self.first_pause = Some(BufferEvent {
+                    port,
+                    class,
+                    shared: pg.shared,
+                });
+            }
             pg.paused = true;
         } else if pg.paused && pg.shared <= xon {
             pg.paused = false;
@@ -318,6 +368,34 @@ impl SonicMmu {
             over_xoff: pg.paused,
             below_xon: !pg.paused,
         }
+    }
+
+    /// [`SonicMmu::release`], returning also the bytes left in egress
+    /// queue (`out_port`, `class`), which RED/ECN reads at dequeue.
+    pub fn release_queued(
+        &mut self,
+        in_port: usize,
+        out_port: usize,
+        class: usize,
+        bytes: u64,
+    ) -> (u64, IngressState) {
+        let state = self.release(in_port, out_port, class, bytes);
+        (self.queue[out_port][class].total(), state)
+    }
+
+    /// Ingress PG (`port`, `class`)'s pause state, as its last admission
+    /// or release left it.
+    pub fn ingress_state(&self, port: usize, class: usize) -> IngressState {
+        let paused = self.pg[port][class].paused;
+        IngressState {
+            over_xoff: paused,
+            below_xon: !paused,
+        }
+    }
+
+    /// The most headroom bytes ingress pool `pool` held at once.
+    pub fn peak_headroom(&self, pool: usize) -> u64 {
+        self.peak_headroom[pool]
     }
 
     /// Ingress PG (`port`, `class`).
