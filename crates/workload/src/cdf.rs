@@ -122,12 +122,12 @@ impl SizeCdf {
     }
 
     /// The Facebook web-server workload (Roy et al., "Inside the Social
-    /// Network's (Datacenter) Network", SIGCOMM 2015, Fig. 6's intra-cluster
+    /// Network's (Datacenter) Network", SIGCOMM 2015; its intra-cluster
     /// web-server flow sizes), as in the Homa simulator's
     /// `Facebook_WebServerDist_IntraCluster.txt` (PlatformLab/HomaSimulation,
     /// docs/sources.md): sizes in bytes, the first point (84 B, 6.1%) a point
     /// mass. About 65% of its flows are at most 10 KB and 81% at most
-    /// 100 KB; mean about 64 KB (the file's header says 68,937 B, the mean of
+    /// 100 KB; mean 62,483 B (the file's header says 68,937 B, the mean of
     /// its own steps).
     pub fn fb_webserver() -> SizeCdf {
         SizeCdf::from_percent(&[
