@@ -212,6 +212,52 @@ pub fn fat_tree(
     .map_err(|e| e.replacen("clos:", "fat_tree:", 1))
 }
 
+/// FlowSail's three-layer fat tree (FlowSail §VI-B: 64 ToR, 64 aggregation
+/// and 64 core switches, 1024 hosts, 2:1 oversubscribed, every link
+/// 100 Gb/s and 1 µs) and its scaled-down copies of the same shape:
+/// `pods` pods of `pods` ToRs and `pods` aggs, each ToR with one uplink to
+/// every agg of its pod and `oversubscription · pods` hosts (so its host
+/// bandwidth is `oversubscription` times its uplink bandwidth when
+/// `host_rate = fabric_rate`), and `pods²` cores in `pods` groups of
+/// `pods`: agg `j` of every pod has one uplink to each core of group `j`,
+/// so every core has one link to every pod and the tree above the ToRs is
+/// non-blocking. Hosts: `oversubscription · pods³`; `pods = 8`,
+/// `oversubscription = 2` is the paper's 1024-host tree, `pods = 4` a
+/// 128-host copy. Numbering and link order as in [`clos`]. The paper gives
+/// the switch counts and the ratio only; this wiring is the one that
+/// matches them and its 6-hop, 12 µs longest round trip.
+pub fn flowsail_fat_tree(
+    pods: u32,
+    oversubscription: u32,
+    host_rate: Rate,
+    fabric_rate: Rate,
+    delay: Delta,
+) -> Result<Topology, String> {
+    const W: &str = "flowsail_fat_tree";
+    positive(W, "pods", pods)?;
+    positive(W, "oversubscription", oversubscription)?;
+    let n = u64::from(pods);
+    let hosts = n * n * n * u64::from(oversubscription);
+    node_count(
+        W,
+        hosts,
+        &[n * n, n * n, n * n],
+        "pods or oversubscription",
+        "pods",
+    )?;
+    clos(ClosSpec {
+        pods,
+        tors_per_pod: pods,
+        aggs_per_pod: pods,
+        hosts_per_tor: pods * oversubscription,
+        cores: pods * pods,
+        host_rate,
+        fabric_rate,
+        delay,
+    })
+    .map_err(|e| e.replacen("clos:", &format!("{W}:"), 1))
+}
+
 /// The peer's reference topology, [`ClosSpec::PEER`]: 376 nodes (hosts
 /// 0–319, ToRs 320–339, aggs 340–359, cores 360–375) and 480 links, in the
 /// order of the peer's `fat.txt`.
@@ -397,6 +443,79 @@ mod tests {
                 assert_eq!(aggs, (340 + 4 * p..344 + 4 * p).collect::<Vec<_>>());
             }
         }
+    }
+
+    /// The paper's tree: 64 ToRs, 64 aggs, 64 cores, 1024 hosts, 16 per
+    /// ToR with 8 uplinks (2:1), 8 core uplinks per agg, every core one
+    /// link to each of the 8 pods; the 128-host copy has the same shape.
+    #[test]
+    fn flowsail_fat_tree_shape() {
+        for (pods, hosts) in [(8u32, 1024usize), (4, 128)] {
+            let t = flowsail_fat_tree(pods, 2, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1))
+                .unwrap();
+            let p = pods as usize;
+            assert_eq!(count(&t, NodeKind::Host), hosts);
+            assert_eq!(count(&t, NodeKind::Switch), 3 * p * p);
+            let adj = t.adjacency();
+            let (tor0, agg0, core0) = (hosts, hosts + p * p, hosts + 2 * p * p);
+            let pod_of = |n: usize| {
+                if n < agg0 {
+                    (n - tor0) / p
+                } else {
+                    (n - agg0) / p
+                }
+            };
+            let peers = |n: usize| -> Vec<usize> {
+                t.ports(n as NodeId)
+                    .iter()
+                    .map(|&l| t.links[l as usize].other(n as NodeId) as usize)
+                    .collect()
+            };
+            for tor in tor0..agg0 {
+                let nb = peers(tor);
+                let down = nb.iter().filter(|&&x| x < hosts).count();
+                let up: Vec<usize> = nb.iter().copied().filter(|&x| x >= hosts).collect();
+                assert_eq!(down, 2 * p, "ToR {tor}: hosts");
+                assert_eq!(up.len(), p, "ToR {tor}: uplinks");
+                assert_eq!(down, 2 * up.len(), "2:1 at the ToR");
+                assert!(up
+                    .iter()
+                    .all(|&a| (agg0..core0).contains(&a) && pod_of(a) == pod_of(tor)));
+            }
+            for agg in agg0..core0 {
+                let nb = peers(agg);
+                assert_eq!(
+                    nb.iter().filter(|&&x| x < agg0).count(),
+                    p,
+                    "agg {agg}: ToRs"
+                );
+                assert_eq!(
+                    nb.iter().filter(|&&x| x >= core0).count(),
+                    p,
+                    "agg {agg}: cores"
+                );
+            }
+            for core in core0..core0 + p * p {
+                let mut pods_seen: Vec<usize> = peers(core).iter().map(|&a| pod_of(a)).collect();
+                pods_seen.sort_unstable();
+                assert_eq!(pods_seen, (0..p).collect::<Vec<_>>(), "core {core}");
+            }
+            assert!(t
+                .links
+                .iter()
+                .all(|l| l.rate == Rate::gbps(100) && l.delay == Delta::from_us(1)));
+            assert_eq!(adj.ports(tor0 as NodeId).len(), 3 * p);
+        }
+        assert_eq!(
+            flowsail_fat_tree(0, 2, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1))
+                .unwrap_err(),
+            "flowsail_fat_tree: pods must be at least 1"
+        );
+        assert!(
+            flowsail_fat_tree(400, 2, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1))
+                .unwrap_err()
+                .contains("lower pods")
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@
 
 mod adjacency;
 mod builders;
+mod core_load;
 pub mod crossdc;
 mod peer;
 mod region;
@@ -29,7 +30,10 @@ mod validate;
 pub use validate::MAX_SWITCHES;
 
 pub use adjacency::Adjacency;
-pub use builders::{clos, dumbbell, fat_tree, leaf_spine, peer_fat_tree, star, ClosSpec};
+pub use builders::{
+    clos, dumbbell, fat_tree, flowsail_fat_tree, leaf_spine, peer_fat_tree, star, ClosSpec,
+};
+pub use core_load::core_load_factor;
 pub use crossdc::{cross_dc, CrossDcLayout, CrossDcSpec};
 pub use peer::{load_peer_topology, parse_peer_topology, write_peer_topology};
 pub use region::{region, RegionSpec};

@@ -199,6 +199,135 @@ pub fn incast(
         .collect()
 }
 
+/// The [`Rng`] stream kind of the incast background's events
+/// ([`incast_background`]).
+pub const INCAST_STREAM_KIND: u32 = 3;
+
+/// A background of N-to-1 incast events at Poisson times (FlowSail §VI-B:
+/// "50-to-1 incast", each flow uniform in 50–200 KB, total load 0.1·X %).
+#[derive(Clone, Debug)]
+pub struct IncastBackgroundSpec {
+    /// The hosts receivers and senders are drawn from; at least
+    /// `degree + 1`, all distinct.
+    pub hosts: Vec<u32>,
+    /// Senders per event.
+    pub degree: u32,
+    /// Smallest flow, bytes.
+    pub min_size: u64,
+    /// Largest flow, bytes (at least `min_size`).
+    pub max_size: u64,
+    /// Offered load of all incast flows together, as an average fraction of
+    /// each host's `host_rate`, in `(0, 1]`.
+    pub load: f64,
+    /// Each host's link rate.
+    pub host_rate: Rate,
+    /// Start of the event window.
+    pub start: Time,
+    /// Length of the window `[start, start + duration)`.
+    pub duration: Delta,
+    /// Run seed; the events draw from `Rng::stream(seed, 3, 0)`.
+    pub seed: u64,
+    /// Priority class of every flow.
+    pub pg: u8,
+    /// Destination port of every flow.
+    pub dport: u16,
+}
+
+impl IncastBackgroundSpec {
+    /// Mean time between events, seconds: an event carries `degree` flows
+    /// of mean `(min_size + max_size) / 2`, and the events together offer
+    /// `load · hosts · host_rate`.
+    pub fn mean_gap_s(&self) -> f64 {
+        let event_bits = f64::from(self.degree) * (self.min_size + self.max_size) as f64 * 4.0;
+        event_bits / (self.load * self.hosts.len() as f64 * self.host_rate.bps() as f64)
+    }
+}
+
+/// Incast events at Poisson times over the whole network: each event
+/// picks a uniformly random receiver among `hosts` and `degree` distinct
+/// random senders among the others; each sender starts one flow to it at
+/// the event's time, of a size drawn uniformly (whole bytes) from
+/// `[min_size, max_size]` (FlowSail §VI-B leaves the event's structure
+/// open; this is rdmasim's reading). The first event comes one gap after
+/// `start`; times are rounded to whole nanoseconds. Sorted by
+/// `(start, src)`, numbered from 0. Per event the stream draws, in order:
+/// the gap, the receiver, the senders, then each flow's size.
+pub fn incast_background(p: &IncastBackgroundSpec) -> Result<Vec<FlowSpec>, String> {
+    if p.load.is_nan() || p.load <= 0.0 || p.load > 1.0 {
+        return Err(format!("load {} must be in (0, 1]", p.load));
+    }
+    if p.degree == 0 {
+        return Err("the incast degree must be at least 1".into());
+    }
+    if p.hosts.len() <= p.degree as usize {
+        return Err(format!(
+            "a {}-to-1 incast needs at least {} hosts, got {}",
+            p.degree,
+            p.degree + 1,
+            p.hosts.len()
+        ));
+    }
+    let mut sorted = p.hosts.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("host {} is listed twice", w[0]));
+    }
+    if p.min_size == 0 || p.max_size < p.min_size {
+        return Err(format!(
+            "flow sizes {}-{} B: the smallest must be at least 1 and at most the largest",
+            p.min_size, p.max_size
+        ));
+    }
+    if p.host_rate.bps() == 0 {
+        return Err("host rate must be greater than zero".to_string());
+    }
+    let mean_gap_ns = p.mean_gap_s() * 1e9;
+    const FIX: &str = "shorten the duration or lower the load";
+    let expected = f64::from(p.degree) * (p.duration.ps() as f64 / 1e3) / mean_gap_ns;
+    if expected > MAX_FLOWS as f64 {
+        return Err(too_many_flows(expected, FIX));
+    }
+    let n = p.hosts.len() as u64;
+    let span = p.max_size - p.min_size + 1;
+    let mut rng = Rng::stream(p.seed, INCAST_STREAM_KIND, 0);
+    let mut flows = Vec::new();
+    let mut t_ns = 0.0f64;
+    let mut picked: Vec<usize> = Vec::with_capacity(p.degree as usize);
+    loop {
+        t_ns += rng.exponential(mean_gap_ns);
+        let off_ps = t_ns.round() * 1e3;
+        if off_ps >= p.duration.ps() as f64 {
+            break;
+        }
+        let rx = rng.below(n) as usize;
+        // Distinct senders other than the receiver: redraw repeats (degree
+        // is below the host count, so this ends).
+        picked.clear();
+        while picked.len() < p.degree as usize {
+            let s = rng.below(n) as usize;
+            if s != rx && !picked.contains(&s) {
+                picked.push(s);
+            }
+        }
+        for &s in &picked {
+            if flows.len() == MAX_FLOWS {
+                return Err(too_many_flows(expected, FIX));
+            }
+            flows.push(FlowSpec {
+                id: 0,
+                src: p.hosts[s],
+                dst: p.hosts[rx],
+                size: p.min_size + rng.below(span),
+                start: p.start + Delta::from_ps(off_ps as u64),
+                pg: p.pg,
+                dport: p.dport,
+            });
+        }
+    }
+    sort_and_number(&mut flows);
+    Ok(flows)
+}
+
 /// The size of a bandwidth flow meant to run until the stop time: 1 PB,
 /// which no simulated run carries (80,000 s at 100 Gb/s). A run does not
 /// count such flows as unfinished.
@@ -378,6 +507,60 @@ mod tests {
         // At the limit itself, flows are made.
         let n = bulk(&[0], &[1], MAX_FLOWS as u32 / 64, 1000, Time::ZERO, 3, 100).unwrap();
         assert_eq!(n.len(), MAX_FLOWS / 64);
+    }
+
+    /// Each event is `degree` flows from distinct senders to one other
+    /// host at one time, sizes within the bounds; the bytes offered over a
+    /// long window match the load.
+    #[test]
+    fn incast_background_events_and_load() {
+        let p = IncastBackgroundSpec {
+            hosts: (0..64).collect(),
+            degree: 50,
+            min_size: 50_000,
+            max_size: 200_000,
+            load: 0.05,
+            host_rate: Rate::gbps(100),
+            start: Time::from_ns(1_000),
+            duration: Delta::from_ms(200),
+            seed: 9,
+            pg: 3,
+            dport: 200,
+        };
+        let flows = incast_background(&p).unwrap();
+        let mut events: std::collections::BTreeMap<Time, Vec<&FlowSpec>> = Default::default();
+        for f in &flows {
+            assert!((50_000..=200_000).contains(&f.size), "{f:?}");
+            assert!(f.start > p.start && f.dport == 200);
+            events.entry(f.start).or_default().push(f);
+        }
+        assert!(events.len() > 1000, "{}", events.len());
+        for ev in events.values() {
+            assert_eq!(ev.len(), 50);
+            let rx = ev[0].dst;
+            let mut src: Vec<u32> = ev.iter().map(|f| f.src).collect();
+            src.sort_unstable();
+            src.dedup();
+            assert_eq!(src.len(), 50, "distinct senders");
+            assert!(ev.iter().all(|f| f.dst == rx && f.src != rx));
+        }
+        let bytes: u64 = flows.iter().map(|f| f.size).sum();
+        // About 1,280 events: within 10% (3.5 standard deviations).
+        let offered = bytes as f64 * 8.0 / 0.200 / (64.0 * 100e9);
+        assert!((offered - 0.05).abs() < 0.005, "{offered}");
+        assert_eq!(
+            incast_background(&p).unwrap(),
+            flows,
+            "same seed, same flows"
+        );
+        let few = IncastBackgroundSpec {
+            hosts: (0..50).collect(),
+            ..p.clone()
+        };
+        assert_eq!(
+            incast_background(&few).unwrap_err(),
+            "a 50-to-1 incast needs at least 51 hosts, got 50"
+        );
     }
 
     #[test]

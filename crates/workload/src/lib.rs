@@ -9,8 +9,9 @@ mod rpc;
 
 pub use cdf::{load_cdf, parse_cdf, SizeCdf};
 pub use generate::{
-    bulk, incast, merge, poisson, poisson_to, probes, sort_and_number, PoissonSpec, ENDLESS,
-    MAX_FLOWS, POISSON_STREAM_KIND, PROBE_STREAM_KIND, TOO_MANY_FLOWS,
+    bulk, incast, incast_background, merge, poisson, poisson_to, probes, sort_and_number,
+    IncastBackgroundSpec, PoissonSpec, ENDLESS, INCAST_STREAM_KIND, MAX_FLOWS, POISSON_STREAM_KIND,
+    PROBE_STREAM_KIND, TOO_MANY_FLOWS,
 };
 pub use peer::{
     load_peer_flows, load_peer_flows_with_lines, parse_peer_flows, parse_peer_flows_reading,

@@ -49,12 +49,16 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 # stop = "10ms"                   # absolute stop time; default: last flow start + {stop_s} s (rdmasim's choice)
 
 [topology]
-# kind = "fat_tree" | "clos" | "peer_fat_tree" | "leaf_spine" | "star" | "dumbbell" | "cross_dc"
-#        | "links" | "file"
+# kind = "fat_tree" | "clos" | "peer_fat_tree" | "flowsail_fat_tree" | "leaf_spine" | "star"
+#        | "dumbbell" | "cross_dc" | "links" | "file"
 #   fat_tree:      k (required, even), host_rate, fabric_rate (default: host_rate), delay
 #   clos:          pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, host_rate,
 #                  fabric_rate, delay (defaults: the peer's fat tree, {PEER} `mix/fat.txt`)
 #   peer_fat_tree: no keys (320 hosts, 100/400 Gb/s, 1 us; {PEER} `mix/fat.txt`)
+#   flowsail_fat_tree: pods (default 8), oversubscription (default 2), host_rate,
+#                  fabric_rate (default: host_rate), delay: pods pods of pods ToRs and aggs,
+#                  pods^2 cores, oversubscription x pods hosts per ToR; the defaults are
+#                  FlowSail §VI-B's 1024 hosts, 2:1 at the ToR (pods = 4: 128 hosts)
 #   leaf_spine:    leaves, spines, hosts_per_leaf (required), host_rate,
 #                  oversubscription (default 1.0), delay
 #   star:          hosts (required), rate, delay
@@ -78,10 +82,12 @@ error_rate_per_link = {err:?}       # {PEER} ERROR_RATE_PER_LINK
 next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's order on its fat tree (rdmasim hpcc)
 
 [workload]
-# kind = "poisson" | "incast" | "bulk" | "probes" | "rpc" | "file"
+# kind = "poisson" | "incast" | "bulk" | "probes" | "rpc" | "file" | "incast_background"
 #   poisson: load (required, in (0, 1]), duration (required), cdf, start, hosts
 #            (default all), dsts (default: the other hosts; with it, hosts only send),
-#            host_rate (default: the hosts' link rate), pg, dport
+#            host_rate (default: the hosts' link rate), pg, dport, load_on: "hosts"
+#            (default: load is a fraction of each host's rate) | "core" (of the core
+#            links' capacity, FlowSail §VI-B; docs/reproduce-flowsail.md)
 #   incast:  receiver, size (required), senders (a list) or senders_count,
 #            start, pg, dport (default {incast_dport}: the peer's incast, {PEER} `fct_analysis.py`)
 #   bulk:    hosts, dsts (required), flows (default 1, spread over hosts in turn), size
@@ -94,6 +100,11 @@ next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's o
 #            client's QPs into the server, one flow each; with [transport] kind =
 #            "pfc_free", closed-loop requests of `message` bytes, `io_depth` per QP
 #            (Bifröst §4.4)
+#   incast_background: load (or, in [[workload.extra]], share: a share of [workload]'s
+#            load on its base), duration (required), load_on, degree (default 50), min_size
+#            (default 50KB), max_size (default 200KB), hosts, host_rate, start, pg, dport
+#            (default {incast_dport}): degree-to-1 incast events at Poisson times, a random
+#            receiver and degree random senders each, sizes uniform (FlowSail §VI-B)
 #   file:    path (a peer flow file, relative to this file; {PEER} `third.cc` FLOW_FILE),
 #            start_times: "exact" (default: the decimals as written) | "as_peer" (through
 #            a double and truncated to the ns, as the peer reads them: 2.000000149 is
@@ -102,7 +113,7 @@ next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's o
 kind = "poisson"
 load = 0.3
 duration = "1ms"
-cdf = "{cdf}"                # or "fb_hadoop", or a CDF file ("size cumulative" lines)
+cdf = "{cdf}"                # or "fb_hadoop", "fb_webserver", or a CDF file ("size cumulative" lines)
 start = "0s"
 pg = {pg}                            # {PEER} (pg 3 in every peer flow file)
 dport = {dport}                        # {PEER} `fct_analysis.py` ("normal" traffic)

@@ -24,6 +24,8 @@ mod defaults;
 mod doc;
 mod fabric;
 mod fleet;
+#[cfg(test)]
+mod flowsail_tests;
 mod nic;
 mod parse;
 mod ports;

@@ -13,6 +13,14 @@ pub const DEFAULT_LINK_RATE: &str = "100Gbps";
 /// Default link delay of generated topologies (the peer's fat tree: 1 µs).
 pub const DEFAULT_LINK_DELAY: &str = "1us";
 
+/// Default pods of `flowsail_fat_tree`: 8, the paper's 1024 hosts
+/// (FlowSail §VI-B).
+pub(super) const DEFAULT_FLOWSAIL_PODS: u32 = 8;
+
+/// Default oversubscription of `flowsail_fat_tree`: 2:1 at the ToR
+/// (FlowSail §VI-B).
+pub(super) const DEFAULT_FLOWSAIL_OVERSUBSCRIPTION: u32 = 2;
+
 /// The shapes `[topology]` can take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -23,6 +31,9 @@ pub enum TopologyKind {
     Clos,
     /// The peer's reference fat tree (320 hosts).
     PeerFatTree,
+    /// FlowSail's three-layer fat tree (1024 hosts, 2:1 at the ToR) or a
+    /// scaled copy of the same shape ([`topo::flowsail_fat_tree`]).
+    FlowsailFatTree,
     /// Two-tier leaf–spine.
     LeafSpine,
     /// Hosts on one switch.
@@ -65,6 +76,7 @@ impl TopologyKind {
             TopologyKind::FatTree => "fat_tree",
             TopologyKind::Clos => "clos",
             TopologyKind::PeerFatTree => "peer_fat_tree",
+            TopologyKind::FlowsailFatTree => "flowsail_fat_tree",
             TopologyKind::LeafSpine => "leaf_spine",
             TopologyKind::Star => "star",
             TopologyKind::Dumbbell => "dumbbell",
@@ -89,6 +101,13 @@ impl TopologyKind {
                 "delay",
             ],
             TopologyKind::PeerFatTree => &[],
+            TopologyKind::FlowsailFatTree => &[
+                "pods",
+                "oversubscription",
+                "host_rate",
+                "fabric_rate",
+                "delay",
+            ],
             TopologyKind::LeafSpine => &[
                 "leaves",
                 "spines",
@@ -138,7 +157,7 @@ pub struct TopologySection {
     pub kind: Option<TopologyKind>,
     /// fat_tree: k (even).
     pub k: Option<u32>,
-    /// clos: pods.
+    /// clos, flowsail_fat_tree: pods.
     pub pods: Option<u32>,
     /// clos: ToRs per pod.
     pub tors_per_pod: Option<u32>,
@@ -154,7 +173,8 @@ pub struct TopologySection {
     pub spines: Option<u32>,
     /// leaf_spine: hosts per leaf.
     pub hosts_per_leaf: Option<u32>,
-    /// leaf_spine: host bandwidth over uplink bandwidth per leaf.
+    /// leaf_spine: host bandwidth over uplink bandwidth per leaf;
+    /// flowsail_fat_tree: hosts per ToR over its uplinks, a whole number.
     pub oversubscription: Option<f64>,
     /// star, links: hosts.
     pub hosts: Option<u32>,
@@ -320,6 +340,31 @@ pub(super) fn build_topology(
             })
         }
         TopologyKind::PeerFatTree => Ok(topo::peer_fat_tree()),
+        TopologyKind::FlowsailFatTree => {
+            let over = match t.oversubscription {
+                None => DEFAULT_FLOWSAIL_OVERSUBSCRIPTION,
+                Some(o) if o.is_finite() && o >= 1.0 && o.fract() == 0.0 && o <= 1024.0 => o as u32,
+                Some(o) => {
+                    return Err(cx.err(
+                        "topology.oversubscription",
+                        format!(
+                            "{o} is not a whole number from 1 to 1024: each ToR has \
+                             oversubscription x pods hosts"
+                        ),
+                    ))
+                }
+            };
+            let host = rate("host_rate", &t.host_rate, DEFAULT_LINK_RATE)?;
+            let fabric = match &t.fabric_rate {
+                Some(v) => cx.rate("topology.fabric_rate", v)?,
+                None => host,
+            };
+            let pods = match &t.pods {
+                Some(_) => count("pods", &t.pods)?,
+                None => DEFAULT_FLOWSAIL_PODS,
+            };
+            topo::flowsail_fat_tree(pods, over, host, fabric, delay()?)
+        }
         TopologyKind::LeafSpine => topo::leaf_spine(
             count("leaves", &t.leaves)?,
             count("spines", &t.spines)?,

@@ -20,6 +20,16 @@ pub const DEFAULT_DPORT: u16 = 100;
 /// `fct_analysis.py` dport 200).
 pub const DEFAULT_INCAST_DPORT: u16 = 200;
 
+/// Default senders per event of `incast_background` (FlowSail §VI-B's
+/// 50-to-1).
+pub(super) const DEFAULT_INCAST_DEGREE: u32 = 50;
+
+/// Default smallest flow of `incast_background` (FlowSail §VI-B: 50 KB).
+pub(super) const DEFAULT_INCAST_MIN_SIZE: &str = "50KB";
+
+/// Default largest flow of `incast_background` (FlowSail §VI-B: 200 KB).
+pub(super) const DEFAULT_INCAST_MAX_SIZE: &str = "200KB";
+
 /// Default CDF of Poisson workloads.
 pub const DEFAULT_CDF: &str = "websearch";
 
@@ -39,6 +49,9 @@ pub enum WorkloadKind {
     Rpc,
     /// A peer flow file.
     File,
+    /// N-to-1 incast events at Poisson times, flow sizes uniform in a
+    /// range (FlowSail §VI-B's background).
+    IncastBackground,
 }
 
 impl WorkloadKind {
@@ -50,12 +63,14 @@ impl WorkloadKind {
             WorkloadKind::Probes => "probes",
             WorkloadKind::Rpc => "rpc",
             WorkloadKind::File => "file",
+            WorkloadKind::IncastBackground => "incast_background",
         }
     }
     fn keys(self) -> &'static [&'static str] {
         match self {
             WorkloadKind::Poisson => &[
                 "load",
+                "load_on",
                 "cdf",
                 "duration",
                 "start",
@@ -89,6 +104,20 @@ impl WorkloadKind {
                 "dport",
             ],
             WorkloadKind::File => &["path", "start_times"],
+            WorkloadKind::IncastBackground => &[
+                "load",
+                "load_on",
+                "share",
+                "degree",
+                "min_size",
+                "max_size",
+                "duration",
+                "start",
+                "hosts",
+                "host_rate",
+                "pg",
+                "dport",
+            ],
         }
     }
 }
@@ -99,8 +128,23 @@ impl WorkloadKind {
 pub struct WorkloadSection {
     /// Which generator.
     pub kind: Option<WorkloadKind>,
-    /// poisson: offered load per host, in (0, 1].
+    /// poisson: offered load per host, in (0, 1]; incast_background: the
+    /// incast flows' load, as an average over the hosts.
     pub load: Option<f64>,
+    /// poisson, incast_background: what `load` is a fraction of: `"hosts"`
+    /// (default: each host's rate) or `"core"` (the core links' capacity,
+    /// FlowSail §VI-B; [`topo::core_load_factor`]).
+    pub load_on: Option<String>,
+    /// incast_background (in `[[workload.extra]]`): instead of `load` and
+    /// `load_on`, the incast's load as this share of `[workload]`'s, on
+    /// the same base (FlowSail §VI-B: 0.1).
+    pub share: Option<f64>,
+    /// incast_background: senders per event; default 50.
+    pub degree: Option<u32>,
+    /// incast_background: smallest flow; default 50KB.
+    pub min_size: Option<String>,
+    /// incast_background: largest flow; default 200KB.
+    pub max_size: Option<String>,
     /// poisson: `websearch`, `fb_hadoop`, or a CDF file relative to the config.
     pub cdf: Option<String>,
     /// poisson, probes: length of the arrival window.
@@ -204,6 +248,7 @@ pub(super) fn build_workload(
         cx,
         "workload",
         w,
+        None,
         topo,
         generator_seed(seed, 0),
         notes,
@@ -221,6 +266,7 @@ pub(super) fn build_workload(
             cx,
             &path,
             e,
+            Some(w),
             topo,
             generator_seed(seed, i + 1),
             notes,
@@ -249,14 +295,15 @@ fn build_generator(
     cx: &Ctx<'_>,
     sec: &str,
     w: &WorkloadSection,
+    main: Option<&WorkloadSection>,
     topo: &Topology,
     seed: u64,
     notes: &mut Vec<String>,
 ) -> R<Vec<FlowSpec>> {
     let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
-    let set = set_keys!(w; load, cdf, duration, start, hosts, dsts, host_rate, senders, senders_count,
-        receiver, size, flows, interval, path, start_times, pg, dport, clients, clients_count,
-        server, qps);
+    let set = set_keys!(w; load, load_on, share, degree, min_size, max_size, cdf, duration, start, hosts,
+        dsts, host_rate, senders, senders_count, receiver, size, flows, interval, path, start_times,
+        pg, dport, clients, clients_count, server, qps);
     cx.only_keys(sec, kind.name(), &set, kind.keys())?;
     let key = |k: &str| format!("{sec}.{k}");
     let why = format!("kind = \"{}\"", kind.name());
@@ -276,62 +323,13 @@ fn build_generator(
     }
     match kind {
         WorkloadKind::Poisson => {
+            // `load` first, as its errors always came first.
             let load = cx.required(&w.load, &key("load"), &why)?;
-            let load = cx.fraction(&key("load"), load, false)?;
+            cx.fraction(&key("load"), load, false)?;
             let duration = cx.required(&w.duration, &key("duration"), &why)?;
             let duration = cx.positive_time(&key("duration"), &duration)?;
             let cdf = build_cdf(cx, &key("cdf"), w.cdf.as_deref().unwrap_or(DEFAULT_CDF))?;
-            let hosts = match &w.hosts {
-                Some(h) => {
-                    for &n in h {
-                        check_node(cx, &key("hosts"), topo, n)?;
-                    }
-                    h.clone()
-                }
-                None => topo.hosts(),
-            };
-            let host_rate = match &w.host_rate {
-                Some(r) => {
-                    let r = cx.rate(&key("host_rate"), r)?;
-                    // As `load` ≤ 1 says for the hosts' own links: no host
-                    // is asked to send more than its link carries.
-                    let offered = load * r.bps() as f64;
-                    let rates = host_rates(topo);
-                    let slowest = hosts
-                        .iter()
-                        .filter_map(|&h| rates[h as usize].map(|l| (h, l)))
-                        .min_by_key(|&(_, l)| l.bps());
-                    if let Some((h, link)) = slowest.filter(|&(_, l)| offered > l.bps() as f64) {
-                        return Err(cx.err(
-                            &key("host_rate"),
-                            format!(
-                                "load {load} of {r} is more than host {h}'s link carries \
-                                 ({link}); lower the load or the host_rate"
-                            ),
-                        ));
-                    }
-                    r
-                }
-                None => {
-                    let rates = host_rates(topo);
-                    let mut it = hosts
-                        .iter()
-                        .filter_map(|&h| rates[h as usize].map(|r| (h, r)));
-                    let first = it.next();
-                    if let (Some((h0, r0)), Some((h1, r1))) =
-                        (first, it.find(|&(_, r)| Some(r) != first.map(|f| f.1)))
-                    {
-                        return Err(cx.err(
-                            &key("hosts"),
-                            format!(
-                                "host {h0}'s link runs at {r0} but host {h1}'s at {r1}; set \
-                                 {sec}.host_rate to the rate the load is a fraction of"
-                            ),
-                        ));
-                    }
-                    first.map(|f| f.1).unwrap_or(Rate::gbps(100))
-                }
-            };
+            let (hosts, host_rate, load) = hosts_rate_load(cx, sec, w, topo, &why)?;
             let spec = PoissonSpec {
                 hosts,
                 host_rate,
@@ -371,6 +369,88 @@ fn build_generator(
                     key("kind")
                 };
                 cx.err(&field, m)
+            })
+        }
+        WorkloadKind::IncastBackground => {
+            let duration = cx.required(&w.duration, &key("duration"), &why)?;
+            let duration = cx.positive_time(&key("duration"), &duration)?;
+            let shared;
+            let w = match w.share {
+                None => w,
+                Some(share) => {
+                    let main = main
+                        .filter(|m| m.kind == Some(WorkloadKind::Poisson) && m.load.is_some())
+                        .ok_or_else(|| {
+                            cx.err(
+                                &key("share"),
+                                "a share of [workload]'s load needs [workload] kind = \
+                                 \"poisson\" and this generator in [[workload.extra]]",
+                            )
+                        })?;
+                    if w.load.is_some() || w.load_on.is_some() {
+                        return Err(cx.err(
+                            &key("share"),
+                            "give share (of [workload]'s load) or load and load_on, not both",
+                        ));
+                    }
+                    let share = cx.fraction(&key("share"), share, false)?;
+                    shared = WorkloadSection {
+                        load: main.load.map(|l| l * share),
+                        load_on: main.load_on.clone(),
+                        ..w.clone()
+                    };
+                    &shared
+                }
+            };
+            let (hosts, host_rate, load) = hosts_rate_load(cx, sec, w, topo, &why)?;
+            let degree = w.degree.unwrap_or(DEFAULT_INCAST_DEGREE);
+            if degree == 0 || degree as usize >= hosts.len() {
+                return Err(cx.err(
+                    &key("degree"),
+                    format!(
+                        "{degree} senders per event; it must be from 1 to {} (one fewer than \
+                         the {} hosts)",
+                        hosts.len().saturating_sub(1),
+                        hosts.len()
+                    ),
+                ));
+            }
+            let min_size = cx.positive_bytes(
+                &key("min_size"),
+                w.min_size.as_deref().unwrap_or(DEFAULT_INCAST_MIN_SIZE),
+            )?;
+            let max_size = cx.positive_bytes(
+                &key("max_size"),
+                w.max_size.as_deref().unwrap_or(DEFAULT_INCAST_MAX_SIZE),
+            )?;
+            if max_size < min_size {
+                return Err(cx.err(
+                    &key("max_size"),
+                    format!("{max_size} B is below min_size ({min_size} B)"),
+                ));
+            }
+            let spec = workload::IncastBackgroundSpec {
+                hosts,
+                degree,
+                min_size,
+                max_size,
+                load,
+                host_rate,
+                start,
+                duration,
+                seed,
+                pg,
+                dport: w.dport.unwrap_or(DEFAULT_INCAST_DPORT),
+            };
+            workload::incast_background(&spec).map_err(|m| {
+                let field = if m.starts_with(workload::TOO_MANY_FLOWS) {
+                    "duration"
+                } else if m.contains("host") {
+                    "hosts"
+                } else {
+                    "kind"
+                };
+                cx.err(&key(field), m)
             })
         }
         WorkloadKind::Incast => {
@@ -541,6 +621,98 @@ fn build_generator(
             Ok(flows)
         }
     }
+}
+
+/// The hosts of a Poisson or incast-background generator (`hosts`,
+/// default all), the rate its load is a fraction of (`host_rate`, default
+/// the hosts' common link rate), and its per-host load: `load` itself, or
+/// with `load_on = "core"` the per-host load that offers `load` on the
+/// core links ([`topo::core_load_factor`]). No host is asked to send more
+/// than its link carries.
+fn hosts_rate_load(
+    cx: &Ctx<'_>,
+    sec: &str,
+    w: &WorkloadSection,
+    topo: &Topology,
+    why: &str,
+) -> R<(Vec<u32>, Rate, f64)> {
+    let key = |k: &str| format!("{sec}.{k}");
+    let load = cx.required(&w.load, &key("load"), why)?;
+    let load = cx.fraction(&key("load"), load, false)?;
+    let hosts = match &w.hosts {
+        Some(h) => {
+            for &n in h {
+                check_node(cx, &key("hosts"), topo, n)?;
+            }
+            h.clone()
+        }
+        None => topo.hosts(),
+    };
+    let rates = host_rates(topo);
+    let host_rate = match &w.host_rate {
+        Some(r) => cx.rate(&key("host_rate"), r)?,
+        None => {
+            let mut it = hosts
+                .iter()
+                .filter_map(|&h| rates[h as usize].map(|r| (h, r)));
+            let first = it.next();
+            if let (Some((h0, r0)), Some((h1, r1))) =
+                (first, it.find(|&(_, r)| Some(r) != first.map(|f| f.1)))
+            {
+                return Err(cx.err(
+                    &key("hosts"),
+                    format!(
+                        "host {h0}'s link runs at {r0} but host {h1}'s at {r1}; set \
+                         {sec}.host_rate to the rate the load is a fraction of"
+                    ),
+                ));
+            }
+            first.map(|f| f.1).unwrap_or(Rate::gbps(100))
+        }
+    };
+    let load = match w.load_on.as_deref() {
+        None | Some("hosts") => load,
+        Some("core") => {
+            let f = topo::core_load_factor(topo, &hosts, host_rate)
+                .map_err(|m| cx.err(&key("load_on"), m))?;
+            let per_host = load * f;
+            if per_host > 1.0 {
+                return Err(cx.err(
+                    &key("load"),
+                    format!(
+                        "{load} of the core links is {per_host:.3} of each host's {host_rate}, \
+                         more than its link carries; lower the load"
+                    ),
+                ));
+            }
+            per_host
+        }
+        Some(v) => {
+            return Err(cx.err(
+                &key("load_on"),
+                format!("unknown value \"{v}\"; expected \"hosts\" or \"core\""),
+            ))
+        }
+    };
+    if w.host_rate.is_some() {
+        // As `load` ≤ 1 says for the hosts' own links: no host is asked to
+        // send more than its link carries.
+        let offered = load * host_rate.bps() as f64;
+        let slowest = hosts
+            .iter()
+            .filter_map(|&h| rates[h as usize].map(|l| (h, l)))
+            .min_by_key(|&(_, l)| l.bps());
+        if let Some((h, link)) = slowest.filter(|&(_, l)| offered > l.bps() as f64) {
+            return Err(cx.err(
+                &key("host_rate"),
+                format!(
+                    "load {load} of {host_rate} is more than host {h}'s link carries \
+                     ({link}); lower the load or the host_rate"
+                ),
+            ));
+        }
+    }
+    Ok((hosts, host_rate, load))
 }
 
 fn build_cdf(cx: &Ctx<'_>, path: &str, v: &str) -> R<SizeCdf> {

@@ -104,6 +104,41 @@ pub enum GroupOf {
     CrossDc(u32),
     /// Flows within one DC (`"within:16"`).
     WithinDc(u32),
+    /// Flows of `lo <= size < hi` bytes (`hi` none: no upper bound), to
+    /// these destination ports (empty: any): `"size:0-10000"`,
+    /// `"size:100000-,dport:100"` (FlowSail §VI-B's short and large flows).
+    Sizes {
+        /// Smallest size kept, bytes.
+        lo: u64,
+        /// Sizes from this one up are left out.
+        hi: Option<u64>,
+        /// Destination ports kept (empty: every port).
+        dports: Vec<u16>,
+    },
+}
+
+/// A `"size:LO-HI[,dport:P]..."` group, if `s` is one.
+fn parse_sizes(s: &str) -> Option<GroupOf> {
+    let mut range = None;
+    let mut dports = Vec::new();
+    for part in s.split(',') {
+        let (k, v) = part.trim().split_once(':')?;
+        match k.trim() {
+            "size" if range.is_none() => {
+                let (lo, hi) = v.trim().split_once('-')?;
+                let lo: u64 = lo.trim().parse().ok()?;
+                let hi: Option<u64> = match hi.trim() {
+                    "" => None,
+                    h => Some(h.parse().ok().filter(|&h| h > lo)?),
+                };
+                range = Some((lo, hi));
+            }
+            "dport" => dports.push(v.trim().parse().ok()?),
+            _ => return None,
+        }
+    }
+    let (lo, hi) = range?;
+    Some(GroupOf::Sizes { lo, hi, dports })
 }
 
 impl GroupOf {
@@ -112,6 +147,11 @@ impl GroupOf {
             GroupOf::Dports(d) => d.is_empty() || d.contains(&r.dport),
             GroupOf::CrossDc(n) => r.src / n != r.dst / n,
             GroupOf::WithinDc(n) => r.src / n == r.dst / n,
+            GroupOf::Sizes { lo, hi, dports } => {
+                r.size >= *lo
+                    && hi.is_none_or(|h| r.size < h)
+                    && (dports.is_empty() || dports.contains(&r.dport))
+            }
         }
     }
 }
@@ -210,6 +250,9 @@ pub fn parse_report(
                     .collect()
             });
             let by_dc = v.as_str().and_then(|s| {
+                if s.trim_start().starts_with("size:") {
+                    return parse_sizes(s);
+                }
                 let (kind, n) = s.split_once(':')?;
                 let n: u32 = n.trim().parse().ok().filter(|&n| n > 0)?;
                 match kind {
@@ -226,8 +269,10 @@ pub fn parse_report(
                 _ => {
                     return Err(e(
                         &field,
-                        "expected a non-empty list of destination ports, e.g. [100], or \
-                         \"cross:N\" / \"within:N\" (flows between / within DCs of N hosts)"
+                        "expected a non-empty list of destination ports, e.g. [100], \
+                         \"cross:N\" / \"within:N\" (flows between / within DCs of N hosts), \
+                         or \"size:LO-HI\" (bytes, HI left out or above LO; \
+                         \",dport:P\" to keep port P only)"
                             .into(),
                     ))
                 }
@@ -372,6 +417,43 @@ mod tests {
             parse_report(&doc["report"], "s.toml", &text, &variants)
         };
         assert!(parse(r#"{ inter_dc = [100], "a,b" = [200] }"#).is_ok());
+        let spec =
+            parse(r#"{ short = "size:0-10000,dport:100", large = "size:100001-" }"#).unwrap();
+        assert_eq!(
+            spec.groups[0].1,
+            GroupOf::Sizes {
+                lo: 0,
+                hi: Some(10_000),
+                dports: vec![100]
+            }
+        );
+        let rec = |size, dport| stats::FlowRecord {
+            id: 0,
+            src: 0,
+            dst: 1,
+            size,
+            start_ns: 0,
+            end_ns: None,
+            fct_ns: None,
+            ideal_fct_ns: 1,
+            slowdown: None,
+            pg: 3,
+            dport,
+            sport: 0,
+            retransmitted_bytes: 0,
+            paused_ns: 0,
+        };
+        let (short, large) = (&spec.groups[0].1, &spec.groups[1].1);
+        assert!(short.keeps(&rec(9_999, 100)) && !short.keeps(&rec(10_000, 100)));
+        assert!(!short.keeps(&rec(100, 200)));
+        assert!(large.keeps(&rec(100_001, 200)) && !large.keeps(&rec(100_000, 100)));
+        for bad in [r#""size:10-5""#, r#""size:x-""#, r#""size:0-10,port:1""#] {
+            let err = parse(&format!("{{ g = {bad} }}")).unwrap_err().to_string();
+            assert!(
+                err.starts_with("s.toml:3: report.groups.g: expected"),
+                "{err}"
+            );
+        }
         for (name, c) in [("a/b", "'/'"), ("a|b", "'|'"), ("a\\\\b", "'\\\\'")] {
             let err = parse(&format!(r#"{{ "{name}" = [100] }}"#))
                 .unwrap_err()
