@@ -6,26 +6,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{rdmasim, text};
 
 /// A fresh directory for one test.
 fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdmasim-peer-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn rdmasim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rdmasim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the rdmasim binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::workdir("peer", test)
 }
 
 fn ok(out: &Output) {

@@ -3,21 +3,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::rdmasim;
 
 fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdmasim-pfcfree-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn rdmasim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rdmasim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the rdmasim binary runs")
+    common::workdir("pfcfree", test)
 }
 
 fn example() -> String {

@@ -5,26 +5,14 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{rdmasim, text};
+
 fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdmasim-pipe-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn rdmasim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rdmasim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the rdmasim binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::workdir("pipe", test)
 }
 
 /// A star of 8 hosts under 6 ms of Poisson traffic: a run takes a few

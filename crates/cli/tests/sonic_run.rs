@@ -4,25 +4,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::{rdmasim, text};
 
 fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdmasim-sonic-run-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn rdmasim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rdmasim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the rdmasim binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::workdir("sonic-run", test)
 }
 
 const CONFIG: &str = r#"
