@@ -3,86 +3,20 @@
 //! per-flow flow control of `fc_ideal_per_flow.rs`, and its line-rate check
 //! (two long flows into one 100 Gb/s port).
 //!
-//! The network of Fig. 8: senders into switch 1, whose port P1 leads to
-//! switch 2; switch 2's port P2 leads to R1 and drains at 40 Gb/s, another
-//! port to R2. Flows f1 S→R1 at 60 Gb/s, f2 S→R1 at 20 Gb/s, f3 S→R2 at
-//! 20 Gb/s, each from a sender of its own whose link runs at the flow's
-//! rate (rdmasim has no per-flow sending rate). As in the paper's testbed,
+//! The network of Fig. 8 is `fig8/mod.rs`'s. As in the paper's testbed,
 //! f1 and f3 share one queue at P1 and f1 and f2 one queue at P2: every
 //! switch port maps all its flows to its first queue (`mapping =
 //! Shared`); FlowSail keeps its isolation queue rsvQ besides.
 
-use engine::{Delta, Rate, Time};
+use engine::{Delta, Rate};
 use rdmasim_net::egress::{BfcEgress, FlowSailEgress};
 use rdmasim_net::fc::{AnyFc, BfcConfig, FlowSailConfig, QueueMapping};
 use rdmasim_net::wire::PacketKind;
-use rdmasim_net::{FcChoice, NetConfig, PortRule, PortSettings, RunResults, Simulation};
+use rdmasim_net::{FcChoice, RunResults, Simulation};
 use topo::{LinkSpec, NodeKind, Topology};
-use workload::FlowSpec;
 
-const SW1: u32 = 5;
-const SW2: u32 = 6;
-/// Switch 2's local ports: towards switch 1, P2 (R1), towards R2.
-const SW2_P2: u16 = 1;
-const SW2_TO_R2: u16 = 2;
-
-/// A data frame: 1000 B of payload and 48 B of headers.
-const FRAME: u64 = 1048;
-
-fn fig8() -> Topology {
-    let us = Delta::from_us(1);
-    let mut kinds = vec![NodeKind::Host; 5];
-    kinds.extend([NodeKind::Switch; 2]);
-    Topology {
-        kinds,
-        links: vec![
-            LinkSpec::new(0, SW1, Rate::gbps(60), us),
-            LinkSpec::new(1, SW1, Rate::gbps(20), us),
-            LinkSpec::new(2, SW1, Rate::gbps(20), us),
-            // P1.
-            LinkSpec::new(SW1, SW2, Rate::gbps(100), us),
-            // P2: the bottleneck.
-            LinkSpec::new(SW2, 3, Rate::gbps(40), us),
-            LinkSpec::new(SW2, 4, Rate::gbps(100), us),
-        ],
-    }
-}
-
-fn flows(size: u64, pairs: &[(u32, u32)]) -> Vec<FlowSpec> {
-    pairs
-        .iter()
-        .enumerate()
-        .map(|(id, &(src, dst))| FlowSpec {
-            id: id as u32,
-            src,
-            dst,
-            size,
-            start: Time::ZERO,
-            pg: 3,
-            dport: 100,
-        })
-        .collect()
-}
-
-/// `fc` on both ends of every link.
-fn config(topo: &Topology, fc: FcChoice) -> NetConfig {
-    let mut cfg = NetConfig::default();
-    // FlowSail §VI-B's switch buffer.
-    cfg.buffer.size = 12_000_000;
-    for link in 0..topo.links.len() as u32 {
-        for at_b in [false, true] {
-            cfg.ports.push(PortRule {
-                link,
-                at_b,
-                settings: PortSettings {
-                    fc: Some(fc.clone()),
-                    ..PortSettings::default()
-                },
-            });
-        }
-    }
-    cfg
-}
+mod fig8;
+use fig8::{config, fig8, flows, run_fig9, FRAME, SW1, SW2};
 
 fn bfc() -> FcChoice {
     FcChoice::Bfc(BfcConfig {
@@ -99,27 +33,11 @@ fn flowsail() -> FcChoice {
     })
 }
 
-/// Each flow's rate in Gb/s where it leaves switch 2, over the middle
-/// three fifths of the time all three are active.
+/// Fig. 9 under `fc`: each flow's rate in Gb/s where it leaves switch 2
+/// ([`fig8::run_fig9`]).
 fn run(fc: FcChoice) -> (Simulation, RunResults, [f64; 3]) {
     let topo = fig8();
-    let fl = flows(5_000_000, &[(0, 3), (1, 3), (2, 4)]);
-    let mut sim = Simulation::new(&topo, fl, config(&topo, fc)).unwrap();
-    sim.trace_tx(SW1);
-    sim.trace_tx(SW2);
-    sim.run();
-    let r = sim.results();
-    let first_end = r.flows.iter().map(|f| f.end.unwrap()).min().unwrap();
-    let (t1, t2) = (Time(first_end.ps() / 5), Time(first_end.ps() * 4 / 5));
-    let mut bytes = [0u64; 3];
-    for e in sim.tx_log() {
-        let out = (e.port == SW2_P2 || e.port == SW2_TO_R2) && e.node == SW2;
-        if out && e.kind == PacketKind::Data && e.time >= t1 && e.time < t2 {
-            bytes[e.flow as usize] += FRAME;
-        }
-    }
-    let gbps = bytes.map(|b| b as f64 * 8.0 / (t2 - t1).secs_f64() / 1e9);
-    (sim, r, gbps)
+    run_fig9(&topo, config(&topo, Some(fc)))
 }
 
 /// Every PAUSE met its RESUME and every queue is back at rest.
@@ -216,7 +134,7 @@ fn two_long_flows(fc: FcChoice) -> (f64, Simulation, RunResults) {
     };
     let size = 10_000_000;
     let fl = flows(size, &[(0, 2), (1, 2)]);
-    let mut sim = Simulation::new(&topo, fl, config(&topo, fc)).unwrap();
+    let mut sim = Simulation::new(&topo, fl, config(&topo, Some(fc))).unwrap();
     sim.run();
     let r = sim.results();
     assert_eq!(r.unfinished(), 0);

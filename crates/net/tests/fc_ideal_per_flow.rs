@@ -3,31 +3,17 @@
 //! its share at the bottleneck is paused, hop by hop, and the flows beside
 //! it keep their rates.
 //!
-//! The network of Fig. 8: senders into switch 1, whose port P1 leads to
-//! switch 2; switch 2's port P2 leads to R1 and drains at 40 Gb/s, another
-//! port to R2. Flows f1 S→R1 at 60 Gb/s, f2 S→R1 at 20 Gb/s, f3 S→R2 at
-//! 20 Gb/s. rdmasim has no per-flow sending rate, and the paper's S sends
-//! its UDP flows at fixed rates; here each flow has a sender of its own
-//! whose link runs at the flow's rate, with no congestion control, so it
-//! sends at exactly that rate unless paused. Switch 1 and everything after
+//! The network of Fig. 8 is `fig8/mod.rs`'s. Switch 1 and everything after
 //! it see what the paper's do: 100 Gb/s of the three flows into P1.
 
-use engine::{Delta, Rate, Time};
 use rdmasim_net::egress::EgressChoice;
 use rdmasim_net::fc::{AnyFc, IdealPerFlowConfig};
 use rdmasim_net::wire::PacketKind;
-use rdmasim_net::{FcChoice, NetConfig, PortRule, PortSettings, RunResults, Simulation};
-use topo::{LinkSpec, NodeKind, Topology};
-use workload::FlowSpec;
+use rdmasim_net::{FcChoice, PortRule, PortSettings, RunResults, Simulation};
+use topo::{LinkSpec, Topology};
 
-const SW1: u32 = 5;
-const SW2: u32 = 6;
-/// Switch 2's local ports: towards switch 1, P2 (R1), towards R2.
-const SW2_P2: u16 = 1;
-const SW2_TO_R2: u16 = 2;
-
-/// A data frame: 1000 B of payload and 48 B of headers.
-const FRAME: u64 = 1048;
+mod fig8;
+use fig8::{config, fig8, flows, run_fig9, FIG9_FLOWS, FRAME, SW1, SW2};
 
 /// The link of local port `port` of `node` (a node's ports are its links
 /// in link order).
@@ -39,92 +25,11 @@ fn link_of(topo: &Topology, node: u32, port: u16) -> &LinkSpec {
         .expect("the port exists")
 }
 
-/// f1's, f2's and f3's senders are hosts 0, 1, 2; R1 and R2 hosts 3, 4.
-fn fig8() -> Topology {
-    let us = Delta::from_us(1);
-    Topology {
-        kinds: vec![
-            NodeKind::Host,
-            NodeKind::Host,
-            NodeKind::Host,
-            NodeKind::Host,
-            NodeKind::Host,
-            NodeKind::Switch,
-            NodeKind::Switch,
-        ],
-        links: vec![
-            LinkSpec::new(0, SW1, Rate::gbps(60), us),
-            LinkSpec::new(1, SW1, Rate::gbps(20), us),
-            LinkSpec::new(2, SW1, Rate::gbps(20), us),
-            // P1.
-            LinkSpec::new(SW1, SW2, Rate::gbps(100), us),
-            // P2: the bottleneck.
-            LinkSpec::new(SW2, 3, Rate::gbps(40), us),
-            LinkSpec::new(SW2, 4, Rate::gbps(100), us),
-        ],
-    }
-}
-
-/// Each flow sends `size` bytes from t = 0.
-fn flows(size: u64) -> Vec<FlowSpec> {
-    [(0, 3), (1, 3), (2, 4)]
-        .iter()
-        .enumerate()
-        .map(|(id, &(src, dst))| FlowSpec {
-            id: id as u32,
-            src,
-            dst,
-            size,
-            start: Time::ZERO,
-            pg: 3,
-            dport: 100,
-        })
-        .collect()
-}
-
-/// `fc` on both ends of every link (`None`: the network-wide PFC).
-fn config(topo: &Topology, fc: Option<FcChoice>) -> NetConfig {
-    let mut cfg = NetConfig::default();
-    // FlowSail §VI-B's switch buffer.
-    cfg.buffer.size = 12_000_000;
-    if let Some(fc) = fc {
-        for link in 0..topo.links.len() as u32 {
-            for at_b in [false, true] {
-                cfg.ports.push(PortRule {
-                    link,
-                    at_b,
-                    settings: PortSettings {
-                        fc: Some(fc.clone()),
-                        ..PortSettings::default()
-                    },
-                });
-            }
-        }
-    }
-    cfg
-}
-
-/// Run the benchmark; each flow's rate in Gb/s, measured where it leaves
-/// switch 2 over the middle three fifths of the time all three are
-/// active.
+/// Run the benchmark ([`fig8::run_fig9`]): each flow's rate in Gb/s,
+/// measured where it leaves switch 2.
 fn run(fc: Option<FcChoice>) -> (Topology, Simulation, RunResults, [f64; 3]) {
     let topo = fig8();
-    // 5 MB: 2 ms at 20 Gb/s.
-    let mut sim = Simulation::new(&topo, flows(5_000_000), config(&topo, fc)).unwrap();
-    sim.trace_tx(SW1);
-    sim.trace_tx(SW2);
-    sim.run();
-    let r = sim.results();
-    let first_end = r.flows.iter().map(|f| f.end.unwrap()).min().unwrap();
-    let (t1, t2) = (Time(first_end.ps() / 5), Time(first_end.ps() * 4 / 5));
-    let mut bytes = [0u64; 3];
-    for e in sim.tx_log() {
-        let out = (e.port == SW2_P2 || e.port == SW2_TO_R2) && e.node == SW2;
-        if out && e.kind == PacketKind::Data && e.time >= t1 && e.time < t2 {
-            bytes[e.flow as usize] += FRAME;
-        }
-    }
-    let gbps = bytes.map(|b| b as f64 * 8.0 / (t2 - t1).secs_f64() / 1e9);
+    let (sim, r, gbps) = run_fig9(&topo, config(&topo, fc));
     (topo, sim, r, gbps)
 }
 
@@ -206,7 +111,7 @@ fn both_ends_of_a_link_must_run_it() {
             ..PortSettings::default()
         },
     });
-    let err = Simulation::new(&topo, flows(1000), cfg).unwrap_err();
+    let err = Simulation::new(&topo, flows(1000, &FIG9_FLOWS), cfg).unwrap_err();
     assert!(err.to_string().contains("both ends of a link"), "{err}");
 }
 
@@ -225,6 +130,6 @@ fn a_switch_port_running_it_refuses_a_shared_queue() {
             ..PortSettings::default()
         },
     });
-    let err = Simulation::new(&topo, flows(1000), cfg).unwrap_err();
+    let err = Simulation::new(&topo, flows(1000, &FIG9_FLOWS), cfg).unwrap_err();
     assert!(err.to_string().contains("queue of its own"), "{err}");
 }
