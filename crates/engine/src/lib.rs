@@ -2,7 +2,7 @@
 //!
 //! This crate knows nothing about networks. It provides integer picosecond
 //! [`Time`], physical units with parsers for written-out strings ([`units`]),
-//! a deterministic [`EventQueue`] whose ties pop in insertion order, per-entity
+//! a deterministic [`EventQueue`] whose ties pop in the events' own order, per-entity
 //! random streams ([`Rng`]), the [`InputError`] every loader returns, and the
 //! bounded reader of input files ([`input`]).
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]

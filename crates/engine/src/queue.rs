@@ -1,10 +1,15 @@
 //! The event queue: a calendar of 256 ps buckets over the next ~4.2 µs, and
 //! a binary heap for events further ahead.
 //!
-//! Events pop in order of time, ties in insertion order, exactly as a heap
-//! keyed on `(time, insertion sequence)` would pop them; runs are
-//! deterministic and byte-identical to those of the binary heap this queue
-//! replaced (`docs/performance.md`, "Where the time goes").
+//! Events pop in order of `(time, event)`: ties between events at the same
+//! picosecond are broken by the events' own order (`E: Ord`), a key that
+//! depends only on what the event is, not on when or by whom it was
+//! pushed. A simulation cut into partitions, each with a queue of its own,
+//! pops every partition's events in the same relative order as one queue
+//! holding them all would: the order of ties does not depend on the
+//! partitioning (`docs/parallel.md`, "The tie key"). Two pending events
+//! that are equal in time and value are interchangeable, so their order
+//! does not matter.
 //!
 //! # Structure
 //!
@@ -13,44 +18,37 @@
 //!   last event popped that emptied its bucket (it may lag the bucket being
 //!   popped; events it does not cover yet wait in the heap, which changes
 //!   nothing in the order). A bucket is a linked list of nodes (in one slab)
-//!   sorted by time; a node goes after every node of its bucket with the
-//!   same or an earlier time, so equal times keep insertion order. A bitmap
-//!   marks the non-empty buckets, and `head` is the bucket of the earliest
-//!   event, so `peek_time` and `pop` cost O(1); when a bucket empties, the
-//!   bitmap finds the next one.
+//!   sorted by `(time, event)`. A bitmap marks the non-empty buckets, and
+//!   `head` is the bucket of the earliest event, so `peek_time` and `pop`
+//!   cost O(1); when a bucket empties, the bitmap finds the next one.
 //! * **Far**: events at or beyond the window's end wait in a binary heap
-//!   keyed on `(time, seq)`. Whenever `cur` advances, the heap's events that
-//!   the window now covers move into their buckets, in `(time, seq)` order.
+//!   keyed on `(time, event)`. Whenever `cur` advances, the heap's events
+//!   that the window now covers move into their buckets.
 //!
-//! Why the order is exact: every event carries its insertion sequence, a
-//! bucket's list is sorted by `(time, seq)` and the heap is keyed on it, so
-//! wherever an event waits, it pops in `(time, seq)` order. (A plain push
-//! has the largest sequence yet, so it only compares times; an event that
-//! went through the heap was pushed before any event of its time that went
-//! straight to its bucket, and arrives first.)
+//! Wherever an event waits, it pops in `(time, event)` order: a bucket's
+//! list is sorted by it and the heap is keyed on it. A push compares times
+//! first; only an equal time compares the events.
 //!
 //! A packet simulation keeps its events within a few microseconds of now
 //! (serialisation: tens of ns; propagation: ~1 µs in a datacenter), so most
 //! events never touch the heap; the bucket width is about one event per
 //! bucket at the reference run's density (~5 events per ns). Long timers
-//! and long-haul links use the heap, which costs what the binary heap did.
+//! and long-haul links use the heap, which costs what a binary heap does.
 //!
 //! Events must not be scheduled before the time of the last event popped
 //! (checked in debug builds; a push into a bucket before the current one
-//! panics in every build).
+//! panics in every build). An event pushed at the current time that is
+//! lower than the event being handled is allowed: it pops next, before
+//! every pending event above it.
 //!
-//! # Reserved places
+//! # Events not pushed
 //!
-//! [`EventQueue::reserve`] takes the insertion sequence a push would take
-//! now without pushing anything; [`EventQueue::push_reserved`] later puts
-//! an event in that place, so it pops exactly where it would have popped if
-//! it had been pushed at reservation time. A caller uses this to skip events
-//! that usually turn out to do nothing (a switch port's end of
-//! transmission when nothing waits behind the frame) while keeping the
-//! order of ties of the events it does push. Every node keeps its sequence
-//! and a bucket's list is ordered by `(time, seq)`; a plain push has the
-//! largest sequence so far and still goes after its bucket's events of the
-//! same or an earlier time.
+//! A caller may skip pushing an event that usually turns out to do
+//! nothing (a switch port's end of transmission when nothing waits behind
+//! the frame) and push it later only if it is needed after all: since the
+//! key is the event itself, a late push pops exactly where an early one
+//! would have. [`EventQueue::has_passed`] says whether that place has been
+//! passed already (the event would have popped by now).
 
 use crate::Time;
 use std::cmp::Ordering;
@@ -67,48 +65,46 @@ const NIL: u32 = u32::MAX;
 /// An event of the far heap, ordered earliest first.
 #[derive(Debug)]
 struct Far<E> {
-    key: u128,
+    time: u64,
     ev: E,
 }
 
-impl<E> PartialEq for Far<E> {
+impl<E: Ord> PartialEq for Far<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.cmp(o) == Ordering::Equal
     }
 }
-impl<E> Eq for Far<E> {}
-impl<E> PartialOrd for Far<E> {
+impl<E: Ord> Eq for Far<E> {}
+impl<E: Ord> PartialOrd for Far<E> {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl<E> Ord for Far<E> {
+impl<E: Ord> Ord for Far<E> {
     fn cmp(&self, o: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap, we want the earliest first.
-        o.key.cmp(&self.key)
+        (o.time, &o.ev).cmp(&(self.time, &self.ev))
     }
 }
 
 /// A near event: a node of its bucket's list, or of the free list.
 ///
-/// Aligned to 32 bytes (its size with a 12-byte event), so that no node
-/// straddles two cache lines: a pop reads the time and the event of a
-/// node that is usually out of the cache, and with the slab's 8-byte
-/// alignment half the nodes cost two misses.
+/// Aligned to 32 bytes, so that no node straddles two cache lines: a pop
+/// reads the time and the event of a node that is usually out of the
+/// cache, and with the slab's 8-byte alignment some nodes would cost two
+/// misses.
 #[derive(Debug)]
 #[repr(align(32))]
 struct Node<E> {
     time: u64,
-    /// Insertion sequence (ties pop in this order).
-    seq: u64,
     next: u32,
     /// The event; a free node keeps the last one it held (events are
     /// `Copy`, so `pop` copies it out instead of taking an `Option`).
     ev: E,
 }
 
-/// A min-queue of events ordered by time, then by insertion. Events are
-/// `Copy` (small ids; see the module doc).
+/// A min-queue of events ordered by time, then by the events' own order.
+/// Events are `Copy` (small ids; see the module doc).
 #[derive(Debug)]
 pub struct EventQueue<E> {
     /// Nodes of the near events and free nodes.
@@ -133,23 +129,22 @@ pub struct EventQueue<E> {
     /// window advances, an inline comparison with it says whether
     /// [`EventQueue::migrate`] has anything to move.
     far_top: u64,
-    /// Insertion sequence of the next push or reservation.
-    seq: u64,
-    /// Time and sequence of the last event popped.
-    last_time: u64,
-    last_seq: u64,
+    /// The highest `(time, event)` popped so far (`None` before the first
+    /// pop): the queue's place in the order. An event pushed at the
+    /// current time below it pops without moving it.
+    passed: Option<(u64, E)>,
     /// Time of the last event popped (debug check of the caller).
     #[cfg(debug_assertions)]
     last: u64,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy + Ord> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Copy + Ord> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         EventQueue {
@@ -170,12 +165,7 @@ impl<E: Copy> EventQueue<E> {
             near: 0,
             far: BinaryHeap::new(),
             far_top: u64::MAX,
-            // From 1: `(0, 0)` is what `last_popped` says before any pop,
-            // and no event may be taken for it (a place reserved at time 0
-            // before the first pop had sequence 0, and looked popped).
-            seq: 1,
-            last_time: 0,
-            last_seq: 0,
+            passed: None,
             #[cfg(debug_assertions)]
             last: 0,
         }
@@ -185,54 +175,27 @@ impl<E: Copy> EventQueue<E> {
     /// event popped.
     #[inline(always)]
     pub fn push(&mut self, at: Time, ev: E) {
-        let seq = self.seq;
-        self.seq += 1;
-        self.push_at::<true>(at, seq, ev);
-    }
-
-    /// Take the place in the order of ties that a push would take now, for
-    /// a later [`EventQueue::push_reserved`] (module doc).
-    #[inline]
-    pub fn reserve(&mut self) -> u64 {
-        let seq = self.seq;
-        self.seq += 1;
-        seq
-    }
-
-    /// Schedule `ev` at `at` in the place `seq` reserved; `(at, seq)` must
-    /// come after the last event popped.
-    #[inline]
-    pub fn push_reserved(&mut self, at: Time, seq: u64, ev: E) {
-        debug_assert!(seq < self.seq, "not a reserved place");
-        debug_assert!(
-            (at.0, seq) > (self.last_time, self.last_seq),
-            "reserved place already passed"
-        );
-        self.push_at::<false>(at, seq, ev);
-    }
-
-    /// Time and sequence of the last event popped: an event at `(t, s)`
-    /// has popped iff `(t, s) <= last_popped()` (or no event popped yet at
-    /// all and it was never pushed).
-    #[inline]
-    pub fn last_popped(&self) -> (Time, u64) {
-        (Time(self.last_time), self.last_seq)
-    }
-
-    /// `NEWEST`: `seq` is larger than every pending event's (a plain push),
-    /// so ordering against a pending event compares times only.
-    #[inline(always)]
-    fn push_at<const NEWEST: bool>(&mut self, at: Time, seq: u64, ev: E) {
         #[cfg(debug_assertions)]
         debug_assert!(at.0 >= self.last, "event scheduled in the past");
         let bucket = at.0 >> SHIFT;
         if bucket.wrapping_sub(self.cur) < SLOTS as u64 {
-            self.insert_near::<NEWEST>(at.0, seq, bucket, ev);
+            self.insert_near(at.0, bucket, ev);
         } else {
             assert!(bucket >= self.cur, "event scheduled in the past");
-            let key = ((at.0 as u128) << 64) | seq as u128;
-            self.far.push(Far { key, ev });
+            self.far.push(Far { time: at.0, ev });
             self.far_top = self.far_top.min(at.0);
+        }
+    }
+
+    /// Whether an event `ev` at `at`, had it been pushed, would have
+    /// popped by now: `(at, ev)` is not above the highest `(time, event)`
+    /// popped (module doc, "Events not pushed"). Meaningful for an event
+    /// that was above it when it was skipped (a later time, for instance).
+    #[inline]
+    pub fn has_passed(&self, at: Time, ev: &E) -> bool {
+        match &self.passed {
+            None => false,
+            Some((t, e)) => at.0 < *t || (at.0 == *t && ev <= e),
         }
     }
 
@@ -250,7 +213,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop_not_after(&mut self, until: Time) -> Option<(Time, E)> {
         if self.near == 0 {
             // Everything is far ahead: jump the window to the earliest.
-            let t = (self.far.peek()?.key >> 64) as u64;
+            let t = self.far.peek()?.time;
             if t > until.0 {
                 return None;
             }
@@ -264,13 +227,19 @@ impl<E: Copy> EventQueue<E> {
         if t > until.0 {
             return None;
         }
-        self.last_time = t;
-        self.last_seq = n.seq;
         let ev = n.ev;
         let next = n.next;
         n.next = self.free;
         self.free = idx;
         self.near -= 1;
+        // Most pops are later than every earlier one: one comparison.
+        let advance = match &self.passed {
+            Some((pt, pe)) => t > *pt || (t == *pt && ev > *pe),
+            None => true,
+        };
+        if advance {
+            self.passed = Some((t, ev));
+        }
         if next == NIL {
             self.ends[slot] = (NIL, NIL);
             self.bits[slot / 64] &= !(1u64 << (slot % 64));
@@ -320,7 +289,7 @@ impl<E: Copy> EventQueue<E> {
             let first = self.ends[(self.head as usize) & (SLOTS - 1)].0;
             Some(Time(self.nodes[first as usize].time))
         } else {
-            self.far.peek().map(|f| Time((f.key >> 64) as u64))
+            self.far.peek().map(|f| Time(f.time))
         }
     }
 
@@ -334,17 +303,16 @@ impl<E: Copy> EventQueue<E> {
         self.len() == 0
     }
 
-    /// Put an event into its near bucket, in `(time, seq)` order; `NEWEST`
-    /// as for [`EventQueue::push_at`].
+    /// Put an event into its near bucket, in `(time, event)` order (after
+    /// the equal ones).
     #[inline(always)]
-    fn insert_near<const NEWEST: bool>(&mut self, t: u64, seq: u64, bucket: u64, ev: E) {
+    fn insert_near(&mut self, t: u64, bucket: u64, ev: E) {
         let idx = if self.free != NIL {
             let i = self.free;
             let n = &mut self.nodes[i as usize];
             self.free = n.next;
             *n = Node {
                 time: t,
-                seq,
                 next: NIL,
                 ev,
             };
@@ -353,7 +321,6 @@ impl<E: Copy> EventQueue<E> {
             assert!(self.nodes.len() < NIL as usize, "too many pending events");
             self.nodes.push(Node {
                 time: t,
-                seq,
                 next: NIL,
                 ev,
             });
@@ -361,50 +328,39 @@ impl<E: Copy> EventQueue<E> {
         };
         let slot = (bucket as usize) & (SLOTS - 1);
         let (first, last) = self.ends[slot];
-        let after_last = first != NIL && {
-            let l = &self.nodes[last as usize];
-            pops_before::<NEWEST>(l.time, l.seq, t, seq)
-        };
         if first == NIL {
             self.ends[slot] = (idx, idx);
             self.bits[slot / 64] |= 1u64 << (slot % 64);
-        } else if after_last {
+        } else if not_after(&self.nodes[last as usize], t, &ev) {
             self.nodes[last as usize].next = idx;
             self.ends[slot].1 = idx;
-        } else if !pops_before::<NEWEST>(
-            self.nodes[first as usize].time,
-            self.nodes[first as usize].seq,
-            t,
-            seq,
-        ) {
+        } else if !not_after(&self.nodes[first as usize], t, &ev) {
             // Before the bucket's first event (about half the insertions
             // that are not at the end): no walk, no call.
             self.nodes[idx as usize].next = first;
             self.ends[slot].0 = idx;
         } else {
-            self.insert_before_later(slot, first, t, seq, idx);
+            self.insert_before_later(first, t, idx);
         }
         // `head` is `u64::MAX` when the near buckets are empty.
         self.head = self.head.min(bucket);
         self.near += 1;
     }
 
-    /// Link node `idx` (time `t`, sequence `seq`) before the first node of
-    /// the bucket that is later in `(time, seq)`; the bucket's last node is.
+    /// Link node `idx` (time `t`) before the first node of the bucket that
+    /// is later in `(time, event)`; the bucket's last node is, its first
+    /// is not.
     #[cold]
-    fn insert_before_later(&mut self, slot: usize, first: u32, t: u64, seq: u64, idx: u32) {
-        let mut prev = NIL;
-        let mut cur = first;
-        while (self.nodes[cur as usize].time, self.nodes[cur as usize].seq) < (t, seq) {
+    fn insert_before_later(&mut self, first: u32, t: u64, idx: u32) {
+        let ev = self.nodes[idx as usize].ev;
+        let mut prev = first;
+        let mut cur = self.nodes[first as usize].next;
+        while not_after(&self.nodes[cur as usize], t, &ev) {
             prev = cur;
             cur = self.nodes[cur as usize].next;
         }
         self.nodes[idx as usize].next = cur;
-        if prev == NIL {
-            self.ends[slot].0 = idx;
-        } else {
-            self.nodes[prev as usize].next = idx;
-        }
+        self.nodes[prev as usize].next = idx;
     }
 
     /// Move the far events the window now covers into their buckets.
@@ -412,14 +368,14 @@ impl<E: Copy> EventQueue<E> {
     fn migrate(&mut self) {
         let end = self.cur + SLOTS as u64;
         while let Some(top) = self.far.peek() {
-            let t = (top.key >> 64) as u64;
+            let t = top.time;
             if t >> SHIFT >= end {
                 break;
             }
             let f = self.far.pop().expect("peeked");
-            self.insert_near::<false>(t, f.key as u64, t >> SHIFT, f.ev);
+            self.insert_near(t, t >> SHIFT, f.ev);
         }
-        self.far_top = self.far.peek().map_or(u64::MAX, |f| (f.key >> 64) as u64);
+        self.far_top = self.far.peek().map_or(u64::MAX, |f| f.time);
     }
 
     /// The first non-empty slot at or after `from` in ring order; there must
@@ -438,16 +394,11 @@ impl<E: Copy> EventQueue<E> {
     }
 }
 
-/// Whether a pending event at `(time, s)` pops before a new one at
-/// `(t, seq)` (sequences differ). `NEWEST`: `seq` is the largest yet (a
-/// plain push), so the times decide.
+/// Whether pending node `n` pops no later than a new event `ev` at `t`
+/// (an equal one goes after it). The times decide unless they are equal.
 #[inline(always)]
-fn pops_before<const NEWEST: bool>(time: u64, s: u64, t: u64, seq: u64) -> bool {
-    if NEWEST {
-        time <= t
-    } else {
-        (time, s) < (t, seq)
-    }
+fn not_after<E: Ord>(n: &Node<E>, t: u64, ev: &E) -> bool {
+    n.time < t || (n.time == t && n.ev <= *ev)
 }
 
 #[cfg(test)]
@@ -455,29 +406,25 @@ mod tests {
     use super::*;
     use crate::Rng;
 
-    /// The reference: a binary heap keyed on (time, insertion sequence),
-    /// the queue this one replaced.
+    /// The reference: a binary heap keyed on (time, event).
     struct Reference {
-        heap: BinaryHeap<std::cmp::Reverse<(u64, u64, u32)>>,
-        seq: u64,
+        heap: BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
     }
 
     impl Reference {
         fn new() -> Self {
             Reference {
                 heap: BinaryHeap::new(),
-                seq: 0,
             }
         }
         fn push(&mut self, t: u64, ev: u32) {
-            self.heap.push(std::cmp::Reverse((t, self.seq, ev)));
-            self.seq += 1;
+            self.heap.push(std::cmp::Reverse((t, ev)));
         }
         fn pop(&mut self) -> Option<(u64, u32)> {
-            self.heap.pop().map(|std::cmp::Reverse((t, _, e))| (t, e))
+            self.heap.pop().map(|std::cmp::Reverse(x)| x)
         }
         fn peek_time(&self) -> Option<u64> {
-            self.heap.peek().map(|std::cmp::Reverse((t, _, _))| *t)
+            self.heap.peek().map(|std::cmp::Reverse((t, _))| *t)
         }
     }
 
@@ -486,12 +433,12 @@ mod tests {
     }
 
     #[test]
-    fn pops_by_time_then_insertion_order() {
+    fn pops_by_time_then_event_order() {
         let mut q = EventQueue::new();
-        q.push(Time(5), 'a');
-        q.push(Time(1), 'b');
         q.push(Time(5), 'c');
         q.push(Time(1), 'd');
+        q.push(Time(5), 'a');
+        q.push(Time(1), 'b');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
         assert!(q.is_empty());
@@ -522,12 +469,13 @@ mod tests {
     }
 
     #[test]
-    fn many_equal_times_pop_in_insertion_order() {
+    fn many_equal_times_pop_in_event_order() {
         let mut q = EventQueue::new();
-        for i in 0..100_000u32 {
+        for i in (0..100_000u32).rev() {
             q.push(Time(1_000_000), i);
         }
-        // Pushed while popping at the same time: after all the others.
+        // Pushed while popping at the same time, above every pending
+        // event: after all the others.
         let mut out = Vec::new();
         for i in 0..100_000u32 {
             let (t, e) = q.pop().unwrap();
@@ -545,16 +493,17 @@ mod tests {
     }
 
     #[test]
-    fn equal_times_keep_order_across_the_far_heap() {
-        // Events at T go to the far heap while T is beyond the window; later
-        // ones at T, pushed once the window covers T, must come after them.
+    fn equal_times_keep_event_order_across_the_far_heap() {
+        // Events at T go to the far heap while T is beyond the window;
+        // ones at T pushed once the window covers T go in among them by
+        // their order.
         let far_t = 1_000_000_000u64; // 1 ms, far beyond the ~4 µs window
         let mut q = EventQueue::new();
         q.push(Time(far_t), 0);
-        q.push(Time(far_t), 1);
+        q.push(Time(far_t), 3);
         q.push(Time(far_t - 1_000), 2);
         assert_eq!(q.pop(), Some((Time(far_t - 1_000), 2)));
-        q.push(Time(far_t), 3); // now within the window
+        q.push(Time(far_t), 1); // now within the window
         q.push(Time(far_t - 10), 4);
         assert_eq!(
             drain(&mut q),
@@ -567,7 +516,7 @@ mod tests {
         // Bucket 100 keeps events after its first pop, so the window still
         // starts at bucket 0: an event SLOTS + 50 buckets ahead waits in
         // the heap, and one pushed at its time after bucket 100 empties
-        // (window moved) goes near and must pop after it.
+        // (window moved) goes near and must pop in event order with it.
         let b = 256u64;
         let ahead = (SLOTS as u64 + 50) * b;
         let mut q = EventQueue::new();
@@ -576,11 +525,11 @@ mod tests {
         q.push(Time(100 * b + 1), 2);
         assert_eq!(q.pop(), Some((Time(0), 0)));
         assert_eq!(q.pop(), Some((Time(100 * b), 1)));
-        q.push(Time(ahead), 3);
+        q.push(Time(ahead), 5);
         q.push(Time(100 * b + 2), 4);
         assert_eq!(q.pop(), Some((Time(100 * b + 1), 2)));
         assert_eq!(q.pop(), Some((Time(100 * b + 2), 4)));
-        q.push(Time(ahead), 5);
+        q.push(Time(ahead), 3);
         q.push(Time(ahead - 1), 6);
         assert_eq!(drain(&mut q), vec![(ahead - 1, 6), (ahead, 3), (ahead, 5)]);
     }
@@ -614,13 +563,14 @@ mod tests {
     #[test]
     fn interleaved_pushes_and_pops_match_a_binary_heap() {
         // Delays at every scale: same time, ps, ns (serialisation), µs
-        // (propagation), ms (timers, long links); pops interleaved.
+        // (propagation), ms (timers, long links); pops interleaved; event
+        // values from a small range, so that ties meet equal and unequal
+        // events in every order.
         for seed in 0..8 {
             let mut rng = Rng::stream(seed, 99, 0);
             let mut q = EventQueue::new();
             let mut r = Reference::new();
             let mut now = 0u64;
-            let mut id = 0u32;
             for _ in 0..200_000 {
                 if rng.below(100) < 52 {
                     let d = match rng.below(6) {
@@ -631,9 +581,9 @@ mod tests {
                         4 => rng.below(5_000_000),
                         _ => rng.below(3_000_000_000),
                     };
-                    q.push(Time(now + d), id);
-                    r.push(now + d, id);
-                    id += 1;
+                    let ev = rng.below(40) as u32;
+                    q.push(Time(now + d), ev);
+                    r.push(now + d, ev);
                 } else if rng.below(2) == 0 {
                     let got = q.pop().map(|(t, e)| (t.0, e));
                     assert_eq!(got, r.pop(), "seed {seed}");
@@ -663,16 +613,18 @@ mod tests {
     }
 
     #[test]
-    fn reserved_places_pop_where_a_push_at_reservation_would() {
-        // The reference pushes at reservation time; the queue pushes into
-        // the reserved place later, at the latest just before the next pop.
+    fn late_pushes_pop_where_early_ones_would() {
+        // The reference pushes every event when it is made; the queue
+        // pushes some later, at the latest just before the next pop, and
+        // only if `has_passed` says their place is still ahead (it always
+        // is: each is above the last pop when made).
         for seed in 0..4 {
             let mut rng = Rng::stream(seed, 98, 0);
             let mut q = EventQueue::new();
             let mut r = Reference::new();
-            let mut pending: Vec<(u64, u64, u32)> = Vec::new();
+            let mut pending: Vec<(u64, u32)> = Vec::new();
             let mut now = 0u64;
-            for id in 0..100_000u32 {
+            for _ in 0..100_000u32 {
                 let t = now
                     + match rng.below(4) {
                         0 => 0,
@@ -680,35 +632,83 @@ mod tests {
                         2 => rng.below(100_000),
                         _ => rng.below(10_000_000),
                     };
+                let ev = rng.below(1000) as u32;
                 match rng.below(10) {
                     0..=3 => {
-                        q.push(Time(t), id);
-                        r.push(t, id);
+                        q.push(Time(t), ev);
+                        r.push(t, ev);
                     }
-                    4..=6 => {
-                        let seq = q.reserve();
-                        r.push(t, id);
-                        pending.push((t, seq, id));
+                    4..=6 if t > now => {
+                        r.push(t, ev);
+                        pending.push((t, ev));
                     }
+                    4..=6 => {}
                     _ => {
-                        for (t, seq, id) in pending.drain(..) {
-                            q.push_reserved(Time(t), seq, id);
+                        for (t, ev) in pending.drain(..) {
+                            assert!(!q.has_passed(Time(t), &ev), "seed {seed}");
+                            q.push(Time(t), ev);
                         }
                         let got = q.pop().map(|(t, e)| (t.0, e));
                         assert_eq!(got, r.pop(), "seed {seed}");
-                        if let Some((t, _)) = got {
+                        if let Some((t, e)) = got {
                             now = t;
-                            assert_eq!(q.last_popped().0, Time(t));
+                            assert!(q.has_passed(Time(t), &e));
                         }
                     }
                 }
             }
-            for (t, seq, id) in pending.drain(..) {
-                q.push_reserved(Time(t), seq, id);
+            for (t, ev) in pending.drain(..) {
+                q.push(Time(t), ev);
             }
             let rest: Vec<_> = std::iter::from_fn(|| r.pop()).collect();
             assert_eq!(drain(&mut q), rest, "seed {seed}");
         }
+    }
+
+    #[test]
+    fn pop_order_does_not_depend_on_push_order() {
+        // The same events, with many ties, pushed in two different orders
+        // (and with pops in between at different moments) pop the same.
+        let mut rng = Rng::stream(3, 97, 0);
+        let events: Vec<(u64, u32)> = (0..50_000)
+            .map(|_| (rng.below(20) * 1_000 + rng.below(3), rng.below(200) as u32))
+            .collect();
+        let mut shuffled = events.clone();
+        for i in (1..shuffled.len()).rev() {
+            shuffled.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut a = EventQueue::new();
+        let mut b = EventQueue::new();
+        for (&(ta, ea), &(tb, eb)) in events.iter().zip(&shuffled) {
+            a.push(Time(ta), ea);
+            b.push(Time(tb), eb);
+        }
+        let (pa, pb) = (drain(&mut a), drain(&mut b));
+        assert_eq!(pa, pb);
+        assert!(pa.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(pa.len(), events.len());
+    }
+
+    #[test]
+    fn an_event_pushed_below_the_current_one_pops_next() {
+        let mut q = EventQueue::new();
+        for ev in [5u32, 6, 9] {
+            q.push(Time(10), ev);
+        }
+        q.push(Time(11), 0);
+        assert_eq!(q.pop(), Some((Time(10), 5)));
+        // Pushed at the current time below the event just popped: next,
+        // before the pending events above it; the place stays at 5.
+        q.push(Time(10), 2);
+        q.push(Time(10), 7);
+        assert!(q.has_passed(Time(10), &3));
+        assert!(!q.has_passed(Time(10), &6));
+        assert_eq!(q.pop(), Some((Time(10), 2)));
+        assert!(q.has_passed(Time(10), &5));
+        assert!(!q.has_passed(Time(10), &6));
+        assert_eq!(drain(&mut q), vec![(10, 6), (10, 7), (10, 9), (11, 0)]);
+        assert!(q.has_passed(Time(10), &u32::MAX));
+        assert!(!q.has_passed(Time(11), &1));
     }
 
     #[test]

@@ -44,7 +44,7 @@ const PAYLOAD: u32 = 1000;
 const HEADER: u32 = 48;
 const ACK_FRAME: u32 = 60;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Frame {
     flow: u32,
     /// Index of the destination host (`Routes::host_index`).
@@ -57,7 +57,7 @@ struct Frame {
     payload: u32,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
     /// `frame` arrives at port `port` (the receiving end of a link).
     Arrive { port: u32, frame: Frame },

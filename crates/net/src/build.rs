@@ -507,7 +507,6 @@ impl Simulation {
                     error_rate,
                     busy: false,
                     unscheduled_end: Time::MAX,
-                    unscheduled_seq: 0,
                     up: true,
                     held: false,
                     trace: 0,
@@ -817,7 +816,7 @@ impl Simulation {
         }
         let mut q = EventQueue::new();
         if let Some(f) = flows.first() {
-            q.push(f.start, Event::FlowArrive);
+            q.push(f.start, Event::FlowArrive { flow: 0 });
         }
         let qlen = cfg.qlen_monitor.clone().map(|m| {
             // Every switch port: (node, port id, interface), in port order.

@@ -15,25 +15,25 @@ use engine::{EventQueue, Time};
 /// Whether port `p` (global id `id`) may start a frame now: not
 /// transmitting (once the end of a transmission that was not scheduled
 /// has passed, the port is idle), up and not held. A port still
-/// transmitting whose end was not scheduled gets its `TxDone` now, in its
-/// reserved place: someone has something to send when it ends.
+/// transmitting whose end was not scheduled gets its `TxDone` now, which
+/// pops where it would have if `transmit` had pushed it: someone has
+/// something to send when it ends.
 #[inline]
 pub(crate) fn may_start(p: &mut Port, q: &mut EventQueue<Event>, now: Time, id: u32) -> bool {
     if p.busy {
-        let (at, seq) = (p.unscheduled_end, p.unscheduled_seq);
+        let at = p.unscheduled_end;
         if at == Time::MAX {
             return false;
         }
         p.unscheduled_end = Time::MAX;
-        // Has the TxDone at (at, seq) that `transmit` skipped popped
-        // already? Then it found nothing to send (nothing was queued
-        // since, or we would have scheduled it then): the port is idle.
-        let (last_t, last_seq) = q.last_popped();
-        let passed = at < now || (at == now && (last_t < now || seq < last_seq));
+        // Would the TxDone that `transmit` skipped have popped already?
+        // Then it found nothing to send (nothing was queued since, or we
+        // would have scheduled it then): the port is idle.
+        let passed = at < now || q.has_passed(at, &Event::TxDone { port: id });
         if !passed {
             // Someone wants to send while the frame is on the wire:
             // the TxDone is needed, in its original place.
-            push_reserved_done(q, id, at, seq);
+            push_late_done(q, id, at);
             return false;
         }
         p.busy = false;
@@ -45,8 +45,8 @@ pub(crate) fn may_start(p: &mut Port, q: &mut EventQueue<Event>, now: Time, id: 
 /// insertion inlined there made every call to it (several per frame)
 /// save and restore registers it rarely needs.
 #[inline(never)]
-fn push_reserved_done(q: &mut EventQueue<Event>, port: u32, at: Time, seq: u64) {
-    q.push_reserved(at, seq, Event::TxDone { port });
+fn push_late_done(q: &mut EventQueue<Event>, port: u32, at: Time) {
+    q.push(at, Event::TxDone { port });
 }
 
 /// Ask the cache for the lines of local port `local` (of the ports at

@@ -3,10 +3,19 @@
 //! concerns.
 
 /// Everything that can happen. Dense ids only; `Copy`; at most 16 bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// The order of events (`Ord`, derived) breaks ties in the event queue:
+/// events at the same picosecond pop in the order of the variants below,
+/// then of their fields (port, NIC, QP, flow, version). It depends only
+/// on the event, never on which device or partition pushed it or when,
+/// so that a network cut into partitions runs its ties in the order one
+/// queue would (`docs/parallel.md`, "The tie key"). Flows start first, so
+/// that what their sources do at that time sees them; the samplers come
+/// last, so that a sample at a time sees everything that happened at it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Event {
-    /// The next flow in start order begins.
-    FlowArrive,
+    /// Flow `flow`, the next in start order, begins.
+    FlowArrive { flow: u32 },
     /// The head of `port`'s link FIFO reaches the far end.
     LinkDeliver { port: u32 },
     /// `port` finished serialising its current frame.

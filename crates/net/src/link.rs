@@ -30,10 +30,11 @@ impl Port {
         self.flight.push_back(InFlight { arrive, pkt: *pkt });
         let first_in_flight = self.flight.len() == 1;
         // With nothing else to send, the end of this frame usually finds
-        // the port still empty and only clears `busy`. Do not schedule it:
-        // reserve its place among ties, and schedule it into that place
-        // only if a frame comes (whatever gives the port something to send
-        // calls `try_send`, which does it: `device::may_start`). A
+        // the port still empty and only clears `busy`. Do not schedule it;
+        // schedule it only if a frame comes (whatever gives the port
+        // something to send calls `try_send`, which does it:
+        // `device::may_start`). Ties pop in the events' own order, so a
+        // late push pops where an early one would have. A
         // `try_send` after its time treats the port as idle. Results are
         // unchanged; about a third fewer events. A host's NIC says whether
         // it has nothing at all to send (no ACK queued, every active QP
@@ -46,7 +47,6 @@ impl Port {
         );
         if device_idle && self.ctrl.is_empty() && self.queue_bytes == 0 {
             self.unscheduled_end = end;
-            self.unscheduled_seq = cx.q.reserve();
         } else {
             cx.q.push(end, Event::TxDone { port: id });
         }

@@ -11,8 +11,8 @@
 //!
 //! Sampling reads state only: no random draw, no counter and no timer of the
 //! model changes, so a run's flows are the same with or without it. A
-//! sample at time t sees the events ordered before it at t (ties run in
-//! insertion order).
+//! sample at time t sees every other event at t (`Event::Monitor` is the
+//! last kind in the order of ties).
 
 use crate::cc::CongestionControl;
 use crate::fc::FlowControl;

@@ -50,13 +50,10 @@ pub(crate) struct Port {
     /// ingress updates it on every frame and reads nothing else of its
     /// counters' line. [`Simulation::results`] puts it in the counters.
     pub peak_ingress: u64,
-    /// A switch port's end of the current transmission when it was not
-    /// scheduled, with the queue place reserved for it in
-    /// `unscheduled_seq` (see `Port::transmit`); `Time::MAX` when
-    /// it is scheduled or the port is idle. (Not an `Option`: 8 bytes less
-    /// in this line.)
+    /// A port's end of the current transmission when it was not
+    /// scheduled (see `Port::transmit`); `Time::MAX` when it is scheduled
+    /// or the port is idle. (Not an `Option`: 8 bytes less in this line.)
     pub unscheduled_end: Time,
-    pub unscheduled_seq: u64,
     pub node: u32,
     pub local: u16,
     pub is_host: bool,
@@ -77,7 +74,7 @@ pub(crate) struct Port {
     /// NIC's send path read it here, in the line they read anyway, instead
     /// of through `node_switch` or `node_nic`.
     pub owner: u16,
-    /// Starts at byte 48: its tag and `Pfc`'s flags are in this line.
+    /// Starts at byte 40: its tag and `Pfc`'s flags are in this line.
     pub fc: AnyFc,
     pub line1: CacheLine,
     /// Frames on the wire: (arrival time at the peer, frame).

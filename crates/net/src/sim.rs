@@ -181,7 +181,7 @@ impl Simulation {
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::FlowArrive => self.flow_arrive(),
+            Event::FlowArrive { flow } => self.flow_arrive(flow),
             Event::LinkDeliver { port } => self.link_deliver(port),
             Event::TxDone { port } => {
                 let p = &mut self.ports[port as usize];
@@ -314,11 +314,13 @@ impl Simulation {
 
     /// Open the QP of the next flow at its source NIC and schedule the
     /// flow after it.
-    fn flow_arrive(&mut self) {
+    fn flow_arrive(&mut self, flow: u32) {
         let id = self.next_flow;
+        debug_assert_eq!(flow as usize, id);
         self.next_flow += 1;
         if let Some(next) = self.flows.get(self.next_flow) {
-            self.cx.q.push(next.start, Event::FlowArrive);
+            let flow = self.next_flow as u32;
+            self.cx.q.push(next.start, Event::FlowArrive { flow });
         }
         debug_assert_eq!(self.qps.len(), id);
         let sport = self.sport_for(id);
