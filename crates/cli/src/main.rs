@@ -11,6 +11,7 @@
 
 use clap::{CommandFactory, Parser, Subcommand};
 use experiment::fmt::{fmt_count, fmt_ns, fmt_time, num};
+use experiment::threads::EngineSpec;
 use experiment::{config, ExperimentError, RunOptions, RunReport, Scenario};
 use net::capture::CaptureConfig;
 use net::monitor::MonitorConfig;
@@ -54,6 +55,11 @@ enum Command {
         /// Show no progress line.
         #[arg(long, short)]
         quiet: bool,
+        /// Threads for this one run, replacing the config's engine.threads
+        /// [default: the machine's cores, capped by the partitions the
+        /// network can be cut into]. Outputs are the same for any count.
+        #[arg(long, value_name = "N")]
+        threads: Option<u32>,
     },
     /// Check a config without running it: build its network and flows, and
     /// print what it would run.
@@ -84,6 +90,11 @@ enum Command {
         /// Seed of every random stream (default 1); another seed is another run of the config.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
+        /// Threads for this one run [default: the machine's cores, capped
+        /// by the partitions the network can be cut into]. Outputs are the
+        /// same for any count.
+        #[arg(long, value_name = "N")]
+        threads: Option<u32>,
     },
     /// Write the HPCC peer simulator's config.txt (with its topology and flow
     /// files) as rdmasim's TOML config, which `rdmasim run` runs as `rdmasim
@@ -163,7 +174,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             out,
             seed,
             quiet,
-        } => run_toml(&config, out, seed, quiet),
+            threads,
+        } => run_toml(&config, out, seed, quiet, threads),
         Command::Check { config } => check_toml(&config),
         Command::Hpcc {
             config,
@@ -172,6 +184,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             quiet,
             summary,
             seed,
+            threads,
         } => {
             let opts = RunOptions {
                 progress: true,
@@ -181,6 +194,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 config_toml: None,
                 timeseries: None,
                 capture: None,
+                engine: Some(EngineSpec::default().with_cli_threads(threads)),
             };
             let report = experiment::run_peer_config(
                 &config,
@@ -270,8 +284,10 @@ fn run_toml(
     out: Option<PathBuf>,
     seed: Option<u64>,
     quiet: bool,
+    threads: Option<u32>,
 ) -> Result<u8, Failure> {
     let (mut text, scenario, timeseries, config_notes, capture) = build_toml(path, seed)?;
+    let engine = config::build_engine(&config::load_config(path)?)?.with_cli_threads(threads);
     if let Some(seed) = seed {
         text = format!("# run with --seed {seed}, which replaces run.seed below\n{text}");
     }
@@ -284,6 +300,7 @@ fn run_toml(
         config_toml: Some(text),
         timeseries,
         capture,
+        engine: Some(engine),
     };
     let report = experiment::run_scenario(scenario, Some(&out_dir), &opts)?;
     finish(&report)

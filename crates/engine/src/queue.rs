@@ -282,6 +282,18 @@ impl<E: Copy + Ord> EventQueue<E> {
         Some(&self.nodes[idx as usize].ev)
     }
 
+    /// The earliest event and its time, without removing it (`None` if
+    /// the queue is empty). Events in the near window are all earlier than
+    /// those in the far heap.
+    pub fn peek(&self) -> Option<(Time, E)> {
+        if self.near > 0 {
+            let first = &self.nodes[self.ends[(self.head as usize) & (SLOTS - 1)].0 as usize];
+            Some((Time(first.time), first.ev))
+        } else {
+            self.far.peek().map(|f| (Time(f.time), f.ev))
+        }
+    }
+
     /// The time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {

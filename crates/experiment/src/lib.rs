@@ -39,6 +39,7 @@ pub mod sonic_check;
 mod suggest;
 pub mod summary;
 pub mod sweep;
+pub mod threads;
 
 pub use config::{build_scenario, defaults_toml, load_config, parse_config, Config};
 pub use error::ExperimentError;

@@ -10,6 +10,7 @@ use crate::procstat;
 use crate::scenario::{RunOptions, Scenario};
 use crate::summary::{Counters, EngineStats, FlowCounts, PfcFreeSummary, Summary, WatchdogSummary};
 use engine::{InputError, Time};
+use net::parallel::ParallelStats;
 use net::{NetConfig, ProgressInfo, RunResults, Simulation};
 use stats::{size_buckets, FlowRecord, DEFAULT_SIZE_EDGES};
 use std::io::{IsTerminal, Write};
@@ -64,6 +65,13 @@ pub fn run_scenario(
     }
     let record_pfc = s.record_pfc || s.peer_outputs.as_ref().is_some_and(|p| p.pfc.is_some());
     let n_flows = s.flows.len();
+    let map = match &opts.engine {
+        Some(spec) => Some(crate::threads::partition(spec, &s.topo, &s.name)?),
+        None => None,
+    };
+    let parts = map.as_ref().map_or(1, |m| m.parts());
+    // The replicas of the other partitions are built from a copy.
+    let flows_copy = (parts > 1).then(|| s.flows.clone());
     let flows = std::mem::take(&mut s.flows);
     let announce = opts.progress && !opts.quiet;
     let (mut sim, notes) = build_simulation(&s, flows, opts.timeseries.as_ref(), announce)?;
@@ -73,6 +81,18 @@ pub fn run_scenario(
         })?;
     }
     sim.record_pfc(record_pfc);
+    // A run that cannot go on several threads: an error where they were
+    // asked for, one thread where they were only the default.
+    let map = match (map, &opts.engine) {
+        (Some(map), Some(spec)) if map.parts() > 1 => {
+            match crate::threads::check_parallel(spec, &map, &sim, &s.name) {
+                Some(e) if spec.threads.is_some() || spec.partitions.is_some() => return Err(e),
+                Some(_) => None,
+                None => Some(map),
+            }
+        }
+        _ => None,
+    };
     let print_notes = |notes: &[String]| {
         if opts.print_notes {
             for n in notes {
@@ -91,7 +111,27 @@ pub fn run_scenario(
     let cpu0 = procstat::cpu_seconds();
     let wall0 = Instant::now();
     let mut progress = Progress::new(show, wall0, s.net.stop_time);
-    sim.run_with_progress(PROGRESS_EVERY, |p| progress.update(p));
+    let (mut sim, par) = match (map, flows_copy) {
+        (Some(map), Some(flows)) => {
+            let build = || {
+                let (mut sim, _) =
+                    build_simulation(&s, flows.clone(), opts.timeseries.as_ref(), false)
+                        .expect("the same network built before");
+                sim.record_pfc(record_pfc);
+                sim
+            };
+            let replicas = crate::threads::replicas(sim, map.parts(), &build);
+            Simulation::run_parallel(replicas, &map, PROGRESS_EVERY, |p| progress.update(p))
+        }
+        _ => {
+            sim.run_with_progress(PROGRESS_EVERY, |p| progress.update(p));
+            let one = ParallelStats {
+                threads: 1,
+                ..ParallelStats::default()
+            };
+            (sim, one)
+        }
+    };
     progress.finish();
     let wall = wall0.elapsed();
     let cpu_s = match (cpu0, procstat::cpu_seconds()) {
@@ -121,7 +161,8 @@ pub fn run_scenario(
     print_notes(&notes[notes_before_run..]);
 
     let records = flow_records(&results);
-    let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);
+    let mut summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);
+    engine_parallel(&mut summary.engine, &par);
     let invariant_failures = invariants(&s.net, &results, &summary, n_flows);
 
     if let Some(dir) = out_dir {
@@ -441,9 +482,39 @@ fn summarize(
             events_per_s: per_second(results.events, wall),
             packet_hops_per_s: per_second(results.packet_hops, wall),
             peak_rss_mb: procstat::peak_rss_mb(),
+            threads: 1,
+            windows: 0,
+            end_windows: 0,
+            cut_frames: 0,
+            barrier_wait_s: 0.0,
+            imbalance: 1.0,
         },
         notes: notes.to_vec(),
     }
+}
+
+/// What the parallel engine did, in the summary's engine section.
+fn engine_parallel(e: &mut EngineStats, par: &ParallelStats) {
+    e.threads = par.threads;
+    e.windows = par.windows;
+    e.end_windows = par.end_windows;
+    e.cut_frames = par.cut_frames.iter().sum();
+    e.barrier_wait_s = par
+        .barrier_wait
+        .iter()
+        .map(Duration::as_secs_f64)
+        .fold(0.0, f64::max);
+    e.imbalance = imbalance(&par.events);
+}
+
+/// Events of the busiest partition over the mean (1 = balanced).
+fn imbalance(events: &[u64]) -> f64 {
+    let total: u64 = events.iter().sum();
+    let max = events.iter().copied().max().unwrap_or(0);
+    if total == 0 {
+        return 1.0;
+    }
+    max as f64 * events.len() as f64 / total as f64
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {

@@ -76,4 +76,7 @@ pub struct RunOptions {
     /// Capture frames ([`crate::config::capture`]) and write
     /// `capture.pcapng` into the run directory.
     pub capture: Option<net::capture::CaptureConfig>,
+    /// How many threads, and the partitions they run (`[engine]`,
+    /// `--threads`); `None`: one thread.
+    pub engine: Option<crate::threads::EngineSpec>,
 }

@@ -123,6 +123,21 @@ pub struct EngineStats {
     pub packet_hops_per_s: f64,
     /// Peak resident memory of the process, MiB (`null` where unknown).
     pub peak_rss_mb: Option<f64>,
+    /// Threads the run used, one partition each (`docs/parallel.md`).
+    pub threads: u32,
+    /// With several threads: windows run, and of them those in which the
+    /// run might have ended (run in two phases).
+    pub windows: u64,
+    /// See `windows`.
+    pub end_windows: u64,
+    /// With several threads: frames that crossed between partitions.
+    pub cut_frames: u64,
+    /// With several threads: the longest time a thread waited at the
+    /// windows' barriers, s.
+    pub barrier_wait_s: f64,
+    /// With several threads: events of the busiest partition over the
+    /// mean (1 = balanced).
+    pub imbalance: f64,
 }
 
 /// What the PFC-free transport counted, all connections (Bifröst's

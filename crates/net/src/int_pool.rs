@@ -83,6 +83,26 @@ impl IntPool {
         }
     }
 
+    /// Take the stack of `handle` out of this pool (freeing it here), to
+    /// [`IntPool::put`] it into another: a frame crossing from one
+    /// partition to another carries its records by value.
+    pub(crate) fn take(&mut self, handle: u32) -> Option<([IntHop; MAX_INT_HOPS], u32)> {
+        if handle == NO_INT {
+            return None;
+        }
+        let hops = self.stacks[(handle >> COUNT_BITS) as usize].hops;
+        self.release(handle);
+        Some((hops, handle & COUNT_MASK))
+    }
+
+    /// A handle in this pool to a copy of a stack [`IntPool::take`]n from
+    /// another.
+    pub(crate) fn put(&mut self, hops: [IntHop; MAX_INT_HOPS], count: u32) -> u32 {
+        let handle = self.alloc();
+        self.stacks[(handle >> COUNT_BITS) as usize].hops = hops;
+        handle + count
+    }
+
     /// The hops recorded in the stack of `handle`; none for [`NO_INT`].
     #[inline]
     pub(crate) fn hops(&self, handle: u32) -> &[IntHop] {

@@ -14,6 +14,7 @@ pub mod fc;
 pub mod hash;
 pub mod mmu;
 pub mod monitor;
+pub mod parallel;
 pub mod partition;
 pub mod qlen;
 pub mod sonic_buffer;

@@ -132,18 +132,7 @@ impl PartitionMap {
         }
         let g = Graph::new(topo);
         let n = topo.n_nodes();
-        let shortest = topo.links.iter().map(|l| l.delay.0).min().unwrap_or(0);
-        let long = |li: u32| {
-            let d = topo.links[li as usize].delay.0;
-            shortest > 0 && d >= shortest.saturating_mul(long_link_factor) && d > shortest
-        };
-        // The parts left when the long links are cut.
-        let all = vec![true; n];
-        let comps = g.components(&all, |li| !long(li));
-        // Each part's pieces below its top tiers, for parts that need more
-        // than one partition.
-        let tier = g.tiers(topo);
-        let pieces: Vec<Vec<Vec<NodeId>>> = comps.iter().map(|c| g.split(c, &tier)).collect();
+        let (comps, pieces) = cut_pieces(topo, &g, long_link_factor);
         let most: u64 = pieces.iter().map(|p| p.len() as u64).sum();
         if u64::from(threads) > most {
             return err(
@@ -192,6 +181,14 @@ impl PartitionMap {
             }
         }
         PartitionMap::finish(topo, &g, part_of)
+    }
+
+    /// The most partitions [`PartitionMap::auto`] can cut `topo` into.
+    pub fn most_parts(topo: &Topology, long_link_factor: u64) -> u32 {
+        let g = Graph::new(topo);
+        let (_, pieces) = cut_pieces(topo, &g, long_link_factor.max(1));
+        let most: usize = pieces.iter().map(Vec::len).sum();
+        u32::try_from(most.max(1)).unwrap_or(u32::MAX)
     }
 
     /// The override: `groups[i]` lists the nodes of partition `i`; every
@@ -324,6 +321,26 @@ impl PartitionMap {
     pub fn hosts(&self) -> &[u32] {
         &self.hosts
     }
+}
+
+/// The parts of `topo` left when its long links are cut, and each part's
+/// pieces below its top tiers (module doc).
+#[allow(clippy::type_complexity)]
+fn cut_pieces(
+    topo: &Topology,
+    g: &Graph,
+    long_link_factor: u64,
+) -> (Vec<Vec<NodeId>>, Vec<Vec<Vec<NodeId>>>) {
+    let shortest = topo.links.iter().map(|l| l.delay.0).min().unwrap_or(0);
+    let long = |li: u32| {
+        let d = topo.links[li as usize].delay.0;
+        shortest > 0 && d >= shortest.saturating_mul(long_link_factor) && d > shortest
+    };
+    let all = vec![true; topo.n_nodes()];
+    let comps = g.components(&all, |li| !long(li));
+    let tier = g.tiers(topo);
+    let pieces = comps.iter().map(|c| g.split(c, &tier)).collect();
+    (comps, pieces)
 }
 
 /// Pack `pieces` into `parts` groups: largest first (then by smallest

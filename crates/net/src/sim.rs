@@ -155,7 +155,7 @@ impl Simulation {
     /// other events ran); an event takes about 150 ns, longer than a miss
     /// to the last-level cache.
     #[inline(always)]
-    fn prefetch_for(&self, ev: Event) {
+    pub(crate) fn prefetch_for(&self, ev: Event) {
         match ev {
             Event::LinkDeliver { port } => {
                 let p = &self.ports[port as usize];
@@ -179,7 +179,7 @@ impl Simulation {
     // Inlined into the run loop: as a call, saving and restoring the
     // registers of this large function cost ~16 instructions per event.
     #[inline(always)]
-    fn dispatch(&mut self, ev: Event) {
+    pub(crate) fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::FlowArrive { flow } => self.flow_arrive(flow),
             Event::LinkDeliver { port } => self.link_deliver(port),
@@ -239,7 +239,7 @@ impl Simulation {
     /// [`Simulation::host`] of NIC `nic`, whose port `port` the caller has
     /// at hand (it is not looked up again through the NIC).
     #[inline(always)]
-    fn host_at(&mut self, nic: u32, port: u32) -> (Host<'_>, &mut Ctx) {
+    pub(crate) fn host_at(&mut self, nic: u32, port: u32) -> (Host<'_>, &mut Ctx) {
         let host = Host {
             nic: &mut self.nics[nic as usize],
             port: &mut self.ports[port as usize],
@@ -315,6 +315,16 @@ impl Simulation {
     /// Open the QP of the next flow at its source NIC and schedule the
     /// flow after it.
     fn flow_arrive(&mut self, flow: u32) {
+        let nic = self.open_flow(flow);
+        let (mut host, cx) = self.host(nic);
+        host.start(flow, cx);
+    }
+
+    /// What a flow's arrival does but start it: open its QP and receiver
+    /// and schedule the next flow. Returns its source NIC. (A partition of
+    /// the parallel engine opens every flow, and starts those of its own
+    /// hosts: `parallel.rs`.)
+    pub(crate) fn open_flow(&mut self, flow: u32) -> u32 {
         let id = self.next_flow;
         debug_assert_eq!(flow as usize, id);
         self.next_flow += 1;
@@ -339,8 +349,7 @@ impl Simulation {
         );
         self.qps.push(qp);
         self.rx.push(Receiver::new(&self.cfg.nic.transport));
-        let (mut host, cx) = self.host(nic);
-        host.start(id as u32, cx);
+        nic
     }
 
     fn sport_for(&mut self, id: usize) -> u16 {
@@ -387,15 +396,23 @@ impl Simulation {
 
     /// Whether `pkt`, just off the wire of `port`, is lost (a planned loss
     /// or the link's error model); if so, count it at the receiving port.
+    /// A planned loss is looked for on the links out of hosts only: a data
+    /// frame's first delivery is always on the link out of its source, so
+    /// this loses the same frame as looking on every link, and the loss
+    /// is decided by the node at the far end of that link alone (which a
+    /// partition of the parallel engine owns: `parallel.rs`).
     #[inline(never)]
     fn lost(&mut self, port: u32, pkt: &crate::wire::Packet) -> bool {
-        let planned = !self.drop_once.is_empty() && pkt.kind == crate::wire::PacketKind::Data && {
-            let hit = self
-                .drop_once
-                .iter()
-                .position(|&d| d == (pkt.flow, pkt.seq));
-            hit.map(|i| self.drop_once.swap_remove(i)).is_some()
-        };
+        let planned = !self.drop_once.is_empty()
+            && pkt.kind == crate::wire::PacketKind::Data
+            && self.ports[port as usize].is_host
+            && {
+                let hit = self
+                    .drop_once
+                    .iter()
+                    .position(|&d| d == (pkt.flow, pkt.seq));
+                hit.map(|i| self.drop_once.swap_remove(i)).is_some()
+            };
         let p = &mut self.ports[port as usize];
         if planned || p.corrupts() {
             let peer = p.peer as usize;

@@ -309,3 +309,14 @@ pub fn build_capture(cfg: &Config, s: &Scenario) -> Result<Option<CaptureConfig>
         None => Ok(None),
     }
 }
+
+/// The engine settings of `cfg`'s `[engine]` section (threads and
+/// partitions, `crate::threads`), all defaults when it is absent.
+pub fn build_engine(cfg: &Config) -> Result<crate::threads::EngineSpec, ExperimentError> {
+    let cx = Ctx {
+        file: &cfg.file,
+        text: &cfg.text,
+        base: Path::new(""),
+    };
+    super::engine::engine(&cx, cfg.doc.engine.as_ref())
+}

@@ -68,6 +68,8 @@ pub struct ConfigDoc {
     pub timeseries: Option<TimeseriesSection>,
     /// `[capture]`: present means on ([`super::capture`]).
     pub capture: Option<CaptureSection>,
+    /// `[engine]`: threads and partitions ([`super::engine`]).
+    pub engine: Option<super::engine::EngineSection>,
     /// `[[link_down]]`: link failures.
     pub link_down: Option<Vec<LinkDownSection>>,
     /// `[[pfc_storm]]`: ports that pause without end.

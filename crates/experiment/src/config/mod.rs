@@ -22,6 +22,7 @@ mod cc;
 mod ctx;
 mod defaults;
 mod doc;
+mod engine;
 mod fabric;
 mod fleet;
 #[cfg(test)]
@@ -40,7 +41,7 @@ mod values;
 mod workload;
 
 pub use build::{
-    base_dir, build_capture, build_scenario, build_timeseries, default_notes,
+    base_dir, build_capture, build_engine, build_scenario, build_timeseries, default_notes,
     DEFAULT_STOP_AFTER_LAST_START_S,
 };
 pub use capture::CaptureSection;
@@ -50,6 +51,7 @@ pub use cc::{
 };
 pub use defaults::defaults_toml;
 pub use doc::{Config, ConfigDoc, LinkDownSection, OutputSection, PfcStormSection, RunSection};
+pub use engine::EngineSection;
 pub use fabric::{
     BufferSection, EcnSection, EcnThresholdSection, PfcModeKey, PfcSection, WatchdogSection,
     DEFAULT_PFC_QUANTA, DEFAULT_PFC_REFRESH,

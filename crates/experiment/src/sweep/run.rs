@@ -516,6 +516,8 @@ fn run_one(r: &PlannedRun, dir: &Path, base_dir: &Path) -> (RunStatus, Vec<Strin
             config_toml: Some(r.config_toml.clone()),
             timeseries,
             capture,
+            // A sweep runs its runs in parallel, each on one thread.
+            engine: None,
         };
         let report = run_scenario(s, Some(&dir.join(&r.name)), &opts)?;
         Ok((report.invariant_failures, report.notes))

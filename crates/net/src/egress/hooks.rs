@@ -5,7 +5,7 @@ use crate::wire::{Packet, QueueKey};
 use engine::Time;
 
 /// The hooks every egress queueing scheme implements.
-pub trait Egress: std::fmt::Debug {
+pub trait Egress: std::fmt::Debug + Send {
     /// Queue `pkt`, which the switch admitted and routed here at `now`;
     /// return the key of the queue it joined.
     fn enqueue(&mut self, now: Time, pkt: &Packet) -> QueueKey;

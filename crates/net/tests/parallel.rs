@@ -1,0 +1,98 @@
+//! The parallel engine gives, on any number of threads, exactly what one
+//! thread gives: every flow's outcome, the completion order, every port's
+//! counters, the PFC and transmit logs, the event and hop counts.
+
+use engine::{Delta, Rate, Time};
+use rdmasim_net::cc::{CcConfig, DcqcnConfig};
+use rdmasim_net::partition::{PartitionMap, PartitionSpec};
+use rdmasim_net::{NetConfig, RunResults, Simulation};
+use topo::Topology;
+use workload::FlowSpec;
+
+fn flow(id: u32, src: u32, dst: u32, size: u64, start_ns: u64) -> FlowSpec {
+    FlowSpec {
+        id,
+        src,
+        dst,
+        size,
+        start: Time::from_ns(start_ns),
+        pg: 3,
+        dport: 100,
+    }
+}
+
+/// `sim` as built by `make`, run on `threads` threads; its results and
+/// transmit log.
+fn run(
+    topo: &Topology,
+    threads: u32,
+    make: &dyn Fn() -> Simulation,
+) -> (RunResults, Vec<rdmasim_net::TxLogEntry>) {
+    let map = PartitionMap::new(topo, &PartitionSpec::auto(threads)).expect("a partitioning");
+    assert_eq!(map.parts(), threads);
+    let replicas = (0..threads).map(|_| make()).collect();
+    let (sim, stats) = Simulation::run_parallel(replicas, &map, u64::MAX, |_| {});
+    assert_eq!(stats.threads, threads);
+    if threads > 1 {
+        // It did run in windows, and frames did cross between partitions.
+        assert!(stats.windows > 0);
+        assert!(stats.cut_frames.iter().sum::<u64>() > 0);
+        eprintln!("{threads} threads: {stats:?}");
+    }
+    (sim.results(), sim.tx_log().to_vec())
+}
+
+fn assert_same(a: &RunResults, b: &RunResults, what: &str) {
+    assert_eq!(a.flows, b.flows, "{what}: flows");
+    assert_eq!(a.completion_order, b.completion_order, "{what}: order");
+    assert_eq!(a.ports, b.ports, "{what}: ports");
+    assert_eq!(a.pfc_log, b.pfc_log, "{what}: PFC log");
+    assert_eq!(a.events, b.events, "{what}: events");
+    assert_eq!(a.packet_hops, b.packet_hops, "{what}: hops");
+    assert_eq!(a.end_time, b.end_time, "{what}: end");
+    assert_eq!(a.events_pending, b.events_pending, "{what}: pending");
+    assert_eq!(a.switch_peak_bytes, b.switch_peak_bytes, "{what}: peaks");
+    assert_eq!(a.qlen_text, b.qlen_text, "{what}: qlen");
+}
+
+/// A k = 4 fat tree (16 hosts) under DCQCN with PFC: an incast into host 0
+/// that pauses, and all-to-all traffic across pods.
+#[test]
+fn fat_tree_dcqcn_pfc_is_the_same_on_1_2_and_3_threads() {
+    let topo = topo::fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1)).unwrap();
+    let mut flows = Vec::new();
+    for s in 1..16u32 {
+        flows.push((s, 0, 1_000_000, 0));
+    }
+    for i in 0..40u32 {
+        let s = (i * 7 + 3) % 16;
+        let d = (i * 5 + 9) % 16;
+        if s != d {
+            flows.push((s, d, 20_000 + u64::from(i) * 3_000, u64::from(i) * 700));
+        }
+    }
+    flows.sort_by_key(|f| f.3);
+    let specs: Vec<FlowSpec> = flows
+        .iter()
+        .enumerate()
+        .map(|(i, &(s, d, size, t))| flow(i as u32, s, d, size, t))
+        .collect();
+    let make = || {
+        let cfg = NetConfig {
+            cc: CcConfig::Dcqcn(DcqcnConfig::default()),
+            ..NetConfig::default()
+        };
+        let mut sim = Simulation::new(&topo, specs.clone(), cfg).unwrap();
+        sim.record_pfc(true);
+        sim.trace_tx(17);
+        sim
+    };
+    let (one, log1) = run(&topo, 1, &make);
+    assert!(one.pause_frames() > 0, "the incast pauses");
+    assert_eq!(one.unfinished(), 0);
+    for threads in [2, 3] {
+        let (r, log) = run(&topo, threads, &make);
+        assert_same(&one, &r, &format!("{threads} threads"));
+        assert_eq!(log1, log, "{threads} threads: transmit log");
+    }
+}
