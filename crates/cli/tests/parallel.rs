@@ -1,0 +1,443 @@
+//! One run on 1, 2 and 3 threads (`--threads`, `docs/parallel.md`): every
+//! output file is the same, byte for byte, but the engine's timing in
+//! summary.json. And the errors of `--threads` and `[engine]`: one line
+//! naming the key, exit code 2.
+
+use std::fs;
+use std::path::Path;
+
+mod common;
+use common::{rdmasim, text, workdir};
+
+/// A k = 4 fat tree, DCQCN and PFC, an incast that makes switches pause.
+const FAT_TREE_DCQCN_PFC: &str = r#"
+[run]
+name = "ft"
+seed = 7
+[topology]
+kind = "fat_tree"
+k = 4
+delay = "1us"
+[workload]
+kind = "poisson"
+load = 0.3
+cdf = "websearch"
+duration = "150us"
+[[workload.extra]]
+kind = "incast"
+senders = [1, 2, 3, 4, 5, 6, 7, 8]
+receiver = 0
+size = "300KB"
+start = "20us"
+[cc]
+kind = "dcqcn"
+[pfc]
+enabled = true
+mode = "until_resume"
+[buffer]
+size = "1MB"
+[output]
+record_pfc = true
+"#;
+
+/// Bifrost on the long link between two datacenters.
+const CROSS_DC_BIFROST: &str = r#"
+[run]
+name = "bifrost"
+seed = 5
+[topology]
+kind = "cross_dc"
+[workload]
+kind = "poisson"
+hosts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+dsts = [16, 17, 18, 19, 20, 21, 22, 23]
+load = 0.4
+duration = "200us"
+cdf = "websearch"
+[cc]
+kind = "dcqcn"
+[pfc]
+mode = "until_resume"
+[ports.long_haul]
+fc = "bifrost"
+bifrost_trace = true
+ecn = false
+"#;
+
+/// FlowSail's per-flow flow control on its scaled fat tree.
+const FLOWSAIL: &str = r#"
+[run]
+name = "flowsail"
+seed = 2
+[topology]
+kind = "flowsail_fat_tree"
+pods = 2
+[workload]
+kind = "poisson"
+cdf = "fb_webserver"
+load = 0.6
+load_on = "core"
+duration = "60us"
+[cc]
+kind = "none"
+[buffer]
+size = "12MB"
+[nic]
+rto = "off"
+[ports.fabric]
+fc = "flowsail"
+[ports.hosts]
+fc = "flowsail"
+"#;
+
+/// Swing's relays on a cross-DC fabric.
+const SWING: &str = r#"
+[run]
+name = "swing"
+seed = 3
+[topology]
+kind = "cross_dc"
+relays = true
+long_delay = "100us"
+[workload]
+kind = "poisson"
+hosts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+dsts = [16, 17, 18, 19]
+load = 0.3
+duration = "150us"
+cdf = "websearch"
+[cc]
+kind = "none"
+[pfc]
+mode = "until_resume"
+[buffer]
+size = "10MB"
+headroom = "30KB"
+[ecn]
+enabled = false
+[nic]
+rto = "off"
+[output]
+record_pfc = true
+[ports.long_haul]
+xoff = "11MB"
+headroom = "0B"
+ecn = false
+"#;
+
+/// A link failure under HPCC-PINT and PFC, and lossy links under IRN.
+const FAILURE: &str = r#"
+[run]
+name = "failure"
+seed = 3
+[topology]
+kind = "fat_tree"
+k = 4
+delay = "1us"
+[workload]
+kind = "poisson"
+load = 0.5
+cdf = "websearch"
+duration = "120us"
+[[workload.extra]]
+kind = "incast"
+senders = [4, 5, 6, 7, 8, 9]
+receiver = 1
+size = "200KB"
+start = "10us"
+[cc]
+kind = "hpcc_pint"
+[pfc]
+enabled = true
+mode = "quanta"
+[buffer]
+size = "1MB"
+[[link_down]]
+at = "40us"
+a = 16
+b = 24
+"#;
+
+const IRN_LOSS: &str = r#"
+[run]
+name = "irn"
+seed = 11
+[topology]
+kind = "fat_tree"
+k = 4
+delay = "1us"
+error_rate_per_link = 0.001
+[workload]
+kind = "poisson"
+load = 0.4
+cdf = "websearch"
+duration = "120us"
+[cc]
+kind = "dcqcn"
+[transport]
+kind = "irn"
+"#;
+
+/// Every file under `dir`, by path relative to it, with summary.json's
+/// engine section left out.
+fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let name = p.strip_prefix(dir).unwrap().display().to_string();
+            let mut bytes = fs::read(&p).unwrap();
+            if name.ends_with("summary.json") {
+                let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                let engine = v.as_object_mut().unwrap().remove("engine").unwrap();
+                assert!(engine.get("threads").is_some());
+                bytes = serde_json::to_vec_pretty(&v).unwrap();
+            }
+            files.push((name, bytes));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The threads a run's summary.json says it used.
+fn threads_of(dir: &Path) -> u64 {
+    let v: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    v["engine"]["threads"].as_u64().unwrap()
+}
+
+/// Run `args` (with `--out out-N` and `--threads N` added) for N = 1, 2,
+/// 3 in `dir`, and check every output file is the same.
+fn same_on_1_2_3_threads(dir: &Path, args: &[&str], expect: &[&str]) {
+    let mut first = None;
+    for t in ["1", "2", "3"] {
+        let out = format!("out-{t}");
+        let mut a = args.to_vec();
+        a.extend(["--out", &out, "--threads", t, "-q"]);
+        let r = rdmasim(dir, &a);
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "{args:?} {t}: {}",
+            text(&r.stderr)
+        );
+        assert_eq!(threads_of(&dir.join(&out)), t.parse::<u64>().unwrap());
+        let files = outputs(&dir.join(&out));
+        for e in expect {
+            assert!(files.iter().any(|(n, _)| n == e), "{args:?}: no {e}");
+        }
+        match &first {
+            None => first = Some(files),
+            Some(one) => {
+                let names =
+                    |f: &[(String, Vec<u8>)]| f.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+                assert_eq!(names(one), names(&files), "{args:?} on {t} threads");
+                for ((name, a), (_, b)) in one.iter().zip(&files) {
+                    assert!(a == b, "{args:?}: {name} differs on {t} threads");
+                }
+            }
+        }
+    }
+}
+
+fn config_run(test: &str, toml: &str, expect: &[&str]) {
+    let dir = workdir("parallel", test);
+    fs::write(dir.join("c.toml"), toml).unwrap();
+    same_on_1_2_3_threads(&dir, &["run", "c.toml"], expect);
+}
+
+#[test]
+fn a_fat_tree_with_dcqcn_and_pfc_pauses_is_the_same_on_1_2_and_3_threads() {
+    config_run(
+        "ft",
+        FAT_TREE_DCQCN_PFC,
+        &[
+            "flows.csv",
+            "fct.txt",
+            "pfc.txt",
+            "ports.csv",
+            "summary.json",
+        ],
+    );
+    // The incast did pause.
+    let dir = std::env::temp_dir().join(format!("rdmasim-parallel-ft-{}", std::process::id()));
+    let pfc = fs::read_to_string(dir.join("out-2/pfc.txt")).unwrap();
+    assert!(pfc.lines().count() > 10, "{pfc}");
+}
+
+#[test]
+fn cross_dc_bifrost_is_the_same_on_1_2_and_3_threads() {
+    config_run("bifrost", CROSS_DC_BIFROST, &["flows.csv", "ports.csv"]);
+}
+
+#[test]
+fn flowsail_is_the_same_on_1_2_and_3_threads() {
+    config_run("flowsail", FLOWSAIL, &["flows.csv", "ports.csv"]);
+}
+
+#[test]
+fn swing_is_the_same_on_1_2_and_3_threads() {
+    config_run("swing", SWING, &["flows.csv", "pfc.txt"]);
+}
+
+#[test]
+fn a_link_failure_is_the_same_on_1_2_and_3_threads() {
+    config_run("failure", FAILURE, &["flows.csv", "ports.csv"]);
+}
+
+#[test]
+fn lossy_links_under_irn_are_the_same_on_1_2_and_3_threads() {
+    config_run("irn", IRN_LOSS, &["flows.csv", "ports.csv"]);
+}
+
+/// The peer's format: a two-tier tree of 8 hosts, 2 leaves and 2 spines,
+/// HPCC with INT, an incast, the queue-length monitor and PFC file.
+#[test]
+fn an_hpcc_peer_config_is_the_same_on_1_2_and_3_threads() {
+    let dir = workdir("parallel", "hpcc");
+    // Hosts 0-7; leaves 8, 9; spines 10, 11.
+    let mut links = Vec::new();
+    for h in 0..8 {
+        links.push(format!("{h} {} 100Gbps 1000ns 0", 8 + h / 4));
+    }
+    for leaf in [8, 9] {
+        for spine in [10, 11] {
+            links.push(format!("{leaf} {spine} 100Gbps 1000ns 0"));
+        }
+    }
+    fs::write(
+        dir.join("topo.txt"),
+        format!("12 4 {}\n8 9 10 11\n{}\n", links.len(), links.join("\n")),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("flows.txt"),
+        "8\n0 7 3 100 300000 2.000000000\n1 7 3 100 300000 2.000000000\n\
+         2 7 3 100 300000 2.000000100\n3 7 3 100 300000 2.000000200\n\
+         4 0 3 100 50000 2.000001000\n5 1 3 100 120000 2.000002000\n\
+         6 2 3 100 9000 2.000003000\n7 3 3 100 700000 2.000004000\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("peer.cfg"),
+        "ENABLE_QCN 1\nUSE_DYNAMIC_PFC_THRESHOLD 1\nPACKET_PAYLOAD_SIZE 1000\n\
+         TOPOLOGY_FILE topo.txt\nFLOW_FILE flows.txt\nTRACE_FILE trace_none.txt\n\
+         TRACE_OUTPUT_FILE out/mix.tr\nFCT_OUTPUT_FILE out/fct.txt\n\
+         PFC_OUTPUT_FILE out/pfc.txt\nSIMULATOR_STOP_TIME 2.01\nCC_MODE 3\n\
+         ALPHA_RESUME_INTERVAL 1\nRATE_DECREASE_INTERVAL 4\nCLAMP_TARGET_RATE 0\n\
+         RP_TIMER 900\nEWMA_GAIN 0.00390625\nFAST_RECOVERY_TIMES 1\nRATE_AI 50Mb/s\n\
+         RATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\nDCTCP_RATE_AI 1000Mb/s\n\
+         ERROR_RATE_PER_LINK 0.0000\nL2_CHUNK_SIZE 4000\nL2_ACK_INTERVAL 1\n\
+         L2_BACK_TO_ZERO 0\nHAS_WIN 1\nGLOBAL_T 1\nVAR_WIN 1\nFAST_REACT 1\n\
+         U_TARGET 0.95\nMI_THRESH 0\nINT_MULTI 1\nMULTI_RATE 0\nSAMPLE_FEEDBACK 0\n\
+         PINT_LOG_BASE 1.05\nPINT_PROB 1.0\nRATE_BOUND 1\nACK_HIGH_PRIO 0\n\
+         LINK_DOWN 0 0 0\nENABLE_TRACE 0\n\
+         KMAX_MAP 2 100000000000 1600 400000000000 6400\n\
+         KMIN_MAP 2 100000000000 400 400000000000 1600\n\
+         PMAX_MAP 2 100000000000 0.20 400000000000 0.20\nBUFFER_SIZE 1\n\
+         QLEN_MON_FILE out/qlen.txt\nQLEN_MON_START 2000000000\nQLEN_MON_END 2000050000\n",
+    )
+    .unwrap();
+    fs::write(dir.join("trace_none.txt"), "0\n").unwrap();
+    let mut peer_files = None;
+    for t in ["1", "2", "3"] {
+        fs::create_dir_all(dir.join("out")).unwrap();
+        let r = rdmasim(&dir, &["hpcc", "peer.cfg", "-q", "--threads", t]);
+        assert_eq!(r.status.code(), Some(0), "{t}: {}", text(&r.stderr));
+        let files = outputs(&dir.join("out"));
+        assert!(files.iter().any(|(n, _)| n == "qlen.txt"));
+        match &peer_files {
+            None => peer_files = Some(files),
+            Some(one) => assert!(one == &files, "the peer's files differ on {t} threads"),
+        }
+        fs::remove_dir_all(dir.join("out")).unwrap();
+    }
+    fs::create_dir_all(dir.join("out")).unwrap();
+    same_on_1_2_3_threads(&dir, &["hpcc", "peer.cfg"], &["flows.csv", "fct.txt"]);
+}
+
+/// One line on stderr naming the key, exit code 2.
+fn refused(dir: &Path, args: &[&str], key: &str, says: &str) {
+    let r = rdmasim(dir, args);
+    let err = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(key) && err.contains(says), "{args:?}: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn bad_thread_counts_and_partitions_name_their_key_and_exit_2() {
+    let dir = workdir("parallel", "errors");
+    fs::write(dir.join("c.toml"), FAT_TREE_DCQCN_PFC).unwrap();
+    refused(
+        &dir,
+        &["run", "c.toml", "--threads", "0"],
+        "--threads",
+        "at least 1",
+    );
+    // A k = 4 fat tree cuts into its 4 pods and 4 cores at most.
+    refused(
+        &dir,
+        &["run", "c.toml", "--threads", "9"],
+        "--threads",
+        "at most 8",
+    );
+    // Overrides: a node in two partitions, a node in none (hosts 0-15,
+    // switches 16-35).
+    let all: Vec<u32> = (0..36).collect();
+    let list = |v: &[u32]| {
+        format!(
+            "[{}]",
+            v.iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let twice = format!(
+        "{FAT_TREE_DCQCN_PFC}\n[engine]\npartitions = [{}, {}]\n",
+        list(&all[..20]),
+        list(&all[19..])
+    );
+    fs::write(dir.join("twice.toml"), &twice).unwrap();
+    let line = twice
+        .lines()
+        .position(|l| l.starts_with("partitions"))
+        .unwrap()
+        + 1;
+    refused(
+        &dir,
+        &["run", "twice.toml"],
+        &format!("twice.toml:{line}: engine.partitions"),
+        "split",
+    );
+    let missing = format!(
+        "{FAT_TREE_DCQCN_PFC}\n[engine]\npartitions = [{}, {}]\n",
+        list(&all[..18]),
+        list(&all[19..])
+    );
+    fs::write(dir.join("missing.toml"), &missing).unwrap();
+    refused(&dir, &["run", "missing.toml"], "engine.partitions", "18");
+    let zero = format!("{FAT_TREE_DCQCN_PFC}\n[engine]\nthreads = 0\n");
+    fs::write(dir.join("zero.toml"), &zero).unwrap();
+    refused(&dir, &["run", "zero.toml"], "engine.threads", "at least 1");
+    // A time series samples the whole network: one thread only.
+    let ts = format!("{FAT_TREE_DCQCN_PFC}\n[timeseries]\ninterval = \"20us\"\nports = \"all\"\n");
+    fs::write(dir.join("ts.toml"), &ts).unwrap();
+    refused(
+        &dir,
+        &["run", "ts.toml", "--threads", "2"],
+        "--threads",
+        "time series",
+    );
+    // ... which is then what it runs on by default.
+    let r = rdmasim(&dir, &["run", "ts.toml", "-q", "--out", "ts"]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    assert_eq!(threads_of(&dir.join("ts")), 1);
+}
