@@ -32,6 +32,10 @@ pub(crate) struct BenchArgs {
     /// Also write the table as CSV to this file (simulated time in ns, wall and CPU time in s, peak RSS in MiB).
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+    /// Run each scenario on each of these thread counts, e.g. 1,2 (rows of
+    /// runs on more than one thread are named <scenario>/t<N>) [default: 1].
+    #[arg(long, value_name = "N,...", value_delimiter = ',')]
+    threads: Vec<u32>,
     /// Run the scenarios in this process and print their rows as CSV only.
     #[arg(long, hide = true)]
     child: bool,
@@ -74,14 +78,29 @@ pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
         }
         None => None,
     };
-    let opts = BenchOptions {
+    let threads = if a.threads.is_empty() {
+        vec![1]
+    } else {
+        a.threads.clone()
+    };
+    let opts = |threads: u32| BenchOptions {
         smoke: a.smoke,
         window,
+        threads,
     };
+    for &t in &threads {
+        if t == 0 {
+            return Err(bad("--threads", "must be at least 1 (got 0)").into());
+        }
+        for n in &names {
+            bench::check_threads(n, &opts(t)).map_err(|m| bad("--threads", m))?;
+        }
+    }
     if a.child {
         let rows: Vec<BenchRow> = names
             .iter()
-            .map(|n| bench::run(n, &opts).expect("a known scenario"))
+            .flat_map(|n| threads.iter().map(move |&t| (n, t)))
+            .map(|(n, t)| bench::run(n, &opts(t)).expect("a known scenario"))
             .collect();
         let mut o = std::io::stdout().lock();
         o.write_all(bench::csv(&rows).as_bytes())?;
@@ -99,12 +118,14 @@ pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
     };
     let mut rows: Vec<BenchRow> = Vec::new();
     for n in &names {
-        eprintln!("rdmasim: bench: running {n}");
-        let row = match in_child(n, &a) {
-            Some(r) => r,
-            None => bench::run(n, &opts).expect("a known scenario"),
-        };
-        rows.push(row);
+        for &t in &threads {
+            eprintln!("rdmasim: bench: running {n} on {t} thread(s)");
+            let row = match in_child(n, t, &a) {
+                Some(r) => r,
+                None => bench::run(n, &opts(t)).expect("a known scenario"),
+            };
+            rows.push(row);
+        }
     }
     let mut o = std::io::stdout().lock();
     write!(o, "{}", bench::table(&rows))?;
@@ -146,10 +167,18 @@ pub(crate) fn bench(a: BenchArgs) -> Result<u8, Failure> {
 
 /// Run scenario `name` in a child process; `None` where that fails (the
 /// caller then runs it in this process).
-fn in_child(name: &str, a: &BenchArgs) -> Option<BenchRow> {
+fn in_child(name: &str, threads: u32, a: &BenchArgs) -> Option<BenchRow> {
     let exe = std::env::current_exe().ok()?;
     let mut cmd = Command::new(exe);
-    cmd.args(["bench", "--child", "--scenario", name]);
+    let threads = threads.to_string();
+    cmd.args([
+        "bench",
+        "--child",
+        "--scenario",
+        name,
+        "--threads",
+        &threads,
+    ]);
     if a.smoke {
         cmd.arg("--smoke");
     }

@@ -441,3 +441,39 @@ fn bad_thread_counts_and_partitions_name_their_key_and_exit_2() {
     assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
     assert_eq!(threads_of(&dir.join("ts")), 1);
 }
+
+/// `rdmasim bench --threads 1,2`: a row per count, the same run in each.
+#[test]
+fn bench_runs_each_scenario_on_each_thread_count() {
+    let dir = workdir("parallel", "bench");
+    let r = rdmasim(
+        &dir,
+        &[
+            "bench",
+            "--smoke",
+            "--scenario",
+            "fat-dcqcn",
+            "--threads",
+            "1,2",
+            "--csv",
+            "b.csv",
+        ],
+    );
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let csv = fs::read_to_string(dir.join("b.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert_eq!((rows[0][0], rows[1][0]), ("fat-dcqcn", "fat-dcqcn/t2"));
+    // Simulated time, flows, finished, drops, packets, hops, events.
+    assert_eq!(rows[0][1..8], rows[1][1..8], "{csv}");
+    refused(
+        &dir,
+        &["bench", "--smoke", "--threads", "0"],
+        "--threads",
+        "at least 1",
+    );
+}

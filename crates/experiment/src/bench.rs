@@ -42,6 +42,7 @@ use crate::fmt::{fmt_count, fmt_ns};
 use crate::procstat;
 use engine::{Delta, Rate, Time};
 use net::cc::{CcConfig, DcqcnConfig, HpccConfig};
+use net::partition::{PartitionMap, PartitionSpec};
 use net::{BufferConfig, EcnConfig, EcnThreshold, NetConfig, NicConfig, PfcConfig, PfcMode};
 use net::{RunResults, Simulation};
 use std::fmt::Write as _;
@@ -85,6 +86,9 @@ pub struct BenchOptions {
     /// Replace each scenario's arrival window (Poisson traffic and incast
     /// rounds); e.g. 1 ms of `fat-dcqcn` for profiling.
     pub window: Option<Delta>,
+    /// Threads for each run (0 or 1: one; `docs/parallel.md`). A row of a
+    /// run on more than one is named `<scenario>/t<threads>`.
+    pub threads: u32,
 }
 
 /// What one scenario cost.
@@ -425,7 +429,36 @@ fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
+/// Why scenario `name` cannot run on `o.threads` threads (its network
+/// cuts into fewer partitions, or its transport needs one thread), or an
+/// unknown name; `Ok` if it can.
+pub fn check_threads(name: &str, o: &BenchOptions) -> Result<(), String> {
+    let s = build(name, o).ok_or_else(|| format!("no scenario '{name}'"))?;
+    if o.threads <= 1 {
+        return Ok(());
+    }
+    if matches!(s.net.nic.transport, net::Transport::PfcFree(_)) {
+        return Err(format!(
+            "{name} runs the PFC-free transport, which needs one thread"
+        ));
+    }
+    partition(&s.topo, o.threads).map(drop)
+}
+
+/// The partition map for `threads` threads (`None`: one).
+fn partition(topo: &Topology, threads: u32) -> Result<Option<PartitionMap>, String> {
+    if threads <= 1 {
+        return Ok(None);
+    }
+    PartitionMap::new(topo, &PartitionSpec::auto(threads))
+        .map(Some)
+        .map_err(|e| e.message)
+}
+
 /// Build and run scenario `name`; `None` for an unknown name.
+///
+/// # Panics
+/// If it cannot run on `o.threads` threads ([`check_threads`] says why).
 pub fn run(name: &str, o: &BenchOptions) -> Option<BenchRow> {
     reset_peak_rss();
     let BenchScenario {
@@ -435,11 +468,25 @@ pub fn run(name: &str, o: &BenchOptions) -> Option<BenchRow> {
         net,
     } = build(name, o)?;
     let n_flows = flows.len() as u64;
-    let mut sim =
-        Simulation::new(&topo, flows, net).expect("bench scenarios are built from valid parts");
+    let map = partition(&topo, o.threads).expect("checked by check_threads");
+    let make = || {
+        Simulation::new(&topo, flows.clone(), net.clone())
+            .expect("bench scenarios are built from valid parts")
+    };
+    let replicas: Vec<Simulation> = (0..map.as_ref().map_or(1, PartitionMap::parts))
+        .map(|_| make())
+        .collect();
+    drop(flows);
     let cpu0 = procstat::cpu_seconds();
     let wall0 = Instant::now();
-    sim.run();
+    let sim = match &map {
+        Some(map) => Simulation::run_parallel(replicas, map, u64::MAX, |_| {}).0,
+        None => {
+            let mut sim = replicas.into_iter().next().expect("one replica");
+            sim.run();
+            sim
+        }
+    };
     let wall_s = wall0.elapsed().as_secs_f64();
     let cpu_s = match (cpu0, procstat::cpu_seconds()) {
         (Some(a), Some(b)) => b - a,
@@ -447,7 +494,11 @@ pub fn run(name: &str, o: &BenchOptions) -> Option<BenchRow> {
     };
     let results = sim.results();
     drop(sim);
-    Some(row(name, &topo, n_flows, &results, wall_s, cpu_s))
+    let name = match &map {
+        Some(m) => format!("{name}/t{}", m.parts()),
+        None => name.to_string(),
+    };
+    Some(row(&name, &topo, n_flows, &results, wall_s, cpu_s))
 }
 
 /// Data frames sent by switch ports whose link leads to a host.
@@ -700,6 +751,7 @@ mod tests {
             let o = BenchOptions {
                 smoke,
                 window: None,
+                threads: 1,
             };
             for name in SCENARIOS {
                 let s = build(name, &o).unwrap();
@@ -726,6 +778,7 @@ mod tests {
         let o = BenchOptions {
             smoke: true,
             window: None,
+            threads: 1,
         };
         let rows: Vec<BenchRow> = SCENARIOS.iter().map(|n| run(n, &o).unwrap()).collect();
         for r in &rows {

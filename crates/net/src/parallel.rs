@@ -678,6 +678,21 @@ impl Simulation {
                 windows = first.work(&sh, &plan, Some((&mut progress, every)));
             });
         }
+        // The dumps owed up to the end, by every partition (each of its
+        // own ports), as the sequential loop writes them.
+        let now = parts
+            .iter()
+            .map(|pt| pt.sim.cx.now)
+            .max()
+            .unwrap_or(Time::ZERO);
+        let until = if plan.stop == Time::MAX {
+            now
+        } else {
+            plan.stop
+        };
+        for pt in &mut parts {
+            pt.sim.qlen_finish(until);
+        }
         let stats = ParallelStats {
             threads: p as u32,
             lookahead,

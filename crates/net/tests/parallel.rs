@@ -5,6 +5,7 @@
 use engine::{Delta, Rate, Time};
 use rdmasim_net::cc::{CcConfig, DcqcnConfig};
 use rdmasim_net::partition::{PartitionMap, PartitionSpec};
+use rdmasim_net::qlen::QlenMonitorConfig;
 use rdmasim_net::{NetConfig, RunResults, Simulation};
 use topo::Topology;
 use workload::FlowSpec;
@@ -78,8 +79,17 @@ fn fat_tree_dcqcn_pfc_is_the_same_on_1_2_and_3_threads() {
         .map(|(i, &(s, d, size, t))| flow(i as u32, s, d, size, t))
         .collect();
     let make = || {
+        // Queue-length dumps every 20 µs, during the run and after its
+        // last event, up to the stop time.
         let cfg = NetConfig {
             cc: CcConfig::Dcqcn(DcqcnConfig::default()),
+            stop_time: Some(Time::from_ns(3_000_000)),
+            qlen_monitor: Some(QlenMonitorConfig {
+                start: Time::ZERO,
+                end: Time::from_ns(2_000_000),
+                interval: Delta::from_ns(100),
+                dump_every: Delta::from_us(20),
+            }),
             ..NetConfig::default()
         };
         let mut sim = Simulation::new(&topo, specs.clone(), cfg).unwrap();
@@ -90,6 +100,15 @@ fn fat_tree_dcqcn_pfc_is_the_same_on_1_2_and_3_threads() {
     let (one, log1) = run(&topo, 1, &make);
     assert!(one.pause_frames() > 0, "the incast pauses");
     assert_eq!(one.unfinished(), 0);
+    // Dumps after the last event too.
+    let qlen = one.qlen_text.as_deref().unwrap();
+    let last = one.end_time.ns();
+    assert!(
+        qlen.lines().any(|l| l
+            .strip_prefix("time: ")
+            .is_some_and(|t| t.parse::<u64>().unwrap() > last)),
+        "no dump after {last} ns"
+    );
     for threads in [2, 3] {
         let (r, log) = run(&topo, threads, &make);
         assert_same(&one, &r, &format!("{threads} threads"));

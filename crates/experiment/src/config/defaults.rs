@@ -316,7 +316,15 @@ record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, 
 # flows = [0]                       # only these flows (and PFC and credit frames)
 # classes = [3]                     # only these priority classes
 # max_frames = {cap_max}              # stop recording after this many frames
+
+# One run on several threads (docs/parallel.md): the same outputs, byte
+# for byte, on any count; --threads N replaces threads.
+# [engine]
+# threads = 2                       # default: the machine's cores, capped by the partitions
+# partitions = [[0, 1, 16], [2, 3, 17]]  # default: cut automatically; else every node once
+# long_link_factor = {llf}              # links this many times the shortest are cut first
 "#,
+        llf = net::partition::LONG_LINK_FACTOR,
         mtu = c.mtu_payload,
         hdr = c.data_header,
         ack = c.ack_bytes,
