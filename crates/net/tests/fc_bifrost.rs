@@ -381,7 +381,7 @@ fn leak_handling_keeps_the_queue_within_h() {
 /// of H + k·MTU. Measured: the literal reading drops 239 frames (with 50 MB
 /// more buffer its queue peaks 252 kB over H); the ledger stays within
 /// 1320 B of H and drops nothing; the clamped measured-r reading reaches
-/// 2368 B over H (two frames) and drops one.
+/// 1320 B over H and drops one.
 #[test]
 fn the_literal_algorithm_overflows_where_the_corrected_one_holds() {
     let stall = |reading, name| {

@@ -104,7 +104,7 @@ fn lone_flow_across_the_fat_tree_matches_ideal() {
 fn long_flows_share_a_receiver_fairly() {
     // Line-rate senders share through PFC and round robin: ±5%. The peer's
     // DCQCN (300 µs increase timer, 20 Mb/s AI, random ECN marks) stays up
-    // to ~16% off fair over 6 ms windows; it is held to ±20% here and the
+    // to ~17% off fair over 6 ms windows; it is held to ±20% here and the
     // gap is recorded in docs/model.md.
     for (cc, n, tol) in [
         (CcConfig::None, 4u32, 0.05),
