@@ -111,7 +111,9 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<u8, Failure> {
 
 /// FCT CDFs of a report's variants: all flows, and the group of dport 100
 /// (`normal`) if it has one; one figure per point of the other axes (the
-/// first point only, to keep the directory small).
+/// first point only, to keep the directory small). With one numeric axis
+/// besides the variants and seeds, each group's p99 and average slowdown
+/// against it, one line per variant.
 fn report_plots(
     r: &sweep::SweepReport,
     spec: &experiment::sweep::ReportSpec,
@@ -177,6 +179,22 @@ fn report_plots(
             size: (900, 600),
         };
         plot::cdf(&kept, plot::CdfOf::Fct, &o, &c)?;
+    }
+    // Each group's metrics against the sweep's one axis (a paper's figure
+    // form): `<group>_<metric>.png`.
+    for f in experiment::sweep::axis_figures(spec, &r.numbers) {
+        let what = match f.metric {
+            experiment::sweep::Metric::SlowdownP99 => "p99 slowdown",
+            experiment::sweep::Metric::SlowdownAvg => "average slowdown",
+            m => m.name(),
+        };
+        let c = plot::Common {
+            out: r.dir.join(format!("{}_{}.png", f.group, f.metric.name())),
+            labels: None,
+            title: Some(format!("{}: {what}, {} flows", r.name, f.group)),
+            size: (900, 600),
+        };
+        plot::series(&f.lines, &f.axis, what, &c)?;
     }
     Ok(())
 }

@@ -164,3 +164,26 @@ fn the_large_fabric_runs_when_named() {
     assert_eq!(cells[4], "0", "drops: {stdout}");
     assert!(!stdout.contains("fat-dcqcn"), "{stdout}");
 }
+
+/// The FlowSail scenario runs only when named; its smoke version finishes
+/// every flow without a drop.
+#[test]
+fn smoke_flowsail_scenario_runs_when_named() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rdmasim"))
+        .args(["bench", "--smoke", "--scenario", "flowsail"])
+        .output()
+        .expect("the rdmasim binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let cells: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(cells[0], "flowsail", "{stdout}");
+    let flows: u64 = cells[2].parse().unwrap();
+    assert!(flows > 0, "{stdout}");
+    assert_eq!(cells[3], cells[2], "unfinished flows: {stdout}");
+    assert_eq!(cells[4], "0", "drops: {stdout}");
+    assert!(
+        !lines.iter().skip(2).any(|l| l.starts_with("fat-")),
+        "{stdout}"
+    );
+}

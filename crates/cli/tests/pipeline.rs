@@ -490,6 +490,63 @@ qp_rates = true
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A report over one numeric axis draws each group's p99 and average
+/// slowdown against it, one line per variant; the CDFs are drawn as well.
+#[test]
+fn a_report_over_one_numeric_axis_draws_each_group_by_it() {
+    let dir = workdir("report-axis");
+    fs::write(
+        dir.join("base.toml"),
+        r#"[topology]
+kind = "star"
+hosts = 4
+
+[workload]
+kind = "incast"
+receiver = 0
+senders = [1, 2]
+size = "20KB"
+dport = 100
+"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.join("s.toml"),
+        r#"base = "base.toml"
+name = "r"
+
+[axes]
+"topology.hosts" = [4, 6]
+
+[variants.pfc]
+"cc.kind" = "none"
+
+[variants.dcqcn]
+"cc.kind" = "dcqcn"
+
+[report]
+baseline = "pfc"
+groups = { burst = [100] }
+"#,
+    )
+    .unwrap();
+    let out = rdmasim(&dir, &["sweep", "s.toml", "-q", "--jobs", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for f in [
+        "burst_slowdown_p99.png",
+        "burst_slowdown_avg.png",
+        "fct_cdf.png",
+    ] {
+        let p = dir.join("runs/r").join(f);
+        assert!(
+            fs::metadata(&p).is_ok_and(|m| m.len() > 0),
+            "{}",
+            p.display()
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A report whose variant finished no flow (its stop time comes first)
 /// still writes its report and its FCT CDF: the variant is left out of the
 /// figure, with a warning naming it, instead of failing the whole sweep.

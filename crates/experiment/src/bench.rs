@@ -34,6 +34,13 @@
 //!   (`docs/performance.md`, "A fabric of ten thousand hosts"). Smoke: a
 //!   k = 8 tree for 20 µs.
 //!
+//! * `flowsail`: FlowSail-8Q on FlowSail's fat tree scaled to 128 hosts
+//!   (`pods = 4`), Web Server at 60% of the core links plus the 50-to-1
+//!   incast background at 6%, 1 ms of arrivals, line-rate hosts without
+//!   e2e CC: `experiments/flowsail/base-scaled.toml` with FlowSail's
+//!   variant keys (`docs/performance.md`, "FlowSail"). `--window` sets
+//!   the arrivals' duration; smoke: `pods = 2`, 20 µs.
+//!
 //! Each scenario's flow arrivals start at time 0. The flow sets differ from
 //! the peer's `ws30_5ms.txt` (a different generator and seed) but have the
 //! same size distribution, load and duration.
@@ -60,7 +67,7 @@ pub const SCENARIOS: [&str; 5] = [
 ];
 
 /// Scenarios that run only when named: they take minutes.
-pub const ON_REQUEST: [&str; 1] = ["fat-k34"];
+pub const ON_REQUEST: [&str; 2] = ["fat-k34", "flowsail"];
 
 /// Seed of every bench scenario.
 pub const SEED: u64 = 1;
@@ -409,6 +416,62 @@ fn pfc_free_incast(o: &BenchOptions) -> BenchScenario {
     }
 }
 
+/// FlowSail-8Q with Web Server and incast on FlowSail's scaled fat tree,
+/// through the config layer as `experiments/flowsail/base-scaled.toml`
+/// and its FlowSail variant build it.
+fn flowsail(o: &BenchOptions) -> BenchScenario {
+    let (pods, default_window) = if o.smoke {
+        (2, Delta::from_us(20))
+    } else {
+        (4, Delta::from_ms(1))
+    };
+    let window = o.window.unwrap_or(default_window).ns();
+    let text = format!(
+        r#"[run]
+seed = {SEED}
+[topology]
+kind = "flowsail_fat_tree"
+pods = {pods}
+[workload]
+kind = "poisson"
+cdf = "fb_webserver"
+load = 0.6
+load_on = "core"
+duration = "{window}ns"
+dport = 100
+[[workload.extra]]
+kind = "incast_background"
+share = 0.1
+degree = {degree}
+duration = "{window}ns"
+dport = 200
+[cc]
+kind = "none"
+[buffer]
+size = "12MB"
+[nic]
+rto = "off"
+[ports.fabric]
+fc = "flowsail"
+flowsail_queues = 8
+[ports.hosts]
+fc = "flowsail"
+"#,
+        // A 50-to-1 incast needs 51 hosts; the smoke tree has 16.
+        degree = if o.smoke { 8 } else { 50 },
+    );
+    let cfg = crate::config::parse_config(&text, "<bench flowsail>")
+        .expect("the flowsail bench config is valid");
+    let s = crate::config::build_scenario(&cfg, std::path::Path::new("."))
+        .expect("the flowsail bench scenario builds");
+    BenchScenario {
+        name: "flowsail",
+        topo: s.topo,
+        flows: s.flows,
+        net: s.net,
+    }
+}
+
 /// Build scenario `name` ([`SCENARIOS`], [`ON_REQUEST`]); `None` for an
 /// unknown name.
 pub fn build(name: &str, o: &BenchOptions) -> Option<BenchScenario> {
@@ -419,6 +482,7 @@ pub fn build(name: &str, o: &BenchOptions) -> Option<BenchScenario> {
         "longhaul" => longhaul(o),
         "pfc-free-incast" => pfc_free_incast(o),
         "fat-k34" => fat_k34(o),
+        "flowsail" => flowsail(o),
         _ => return None,
     })
 }

@@ -6,7 +6,8 @@
 //! - [`cdf`]: the CDF of flow completion times (or slowdowns);
 //! - [`queue`], [`throughput`]: one port's egress queue or sending rate over
 //!   time, from `timeseries.csv`;
-//! - [`pause`]: when each port was PFC-paused, one row per (port, class).
+//! - [`pause`]: when each port was PFC-paused, one row per (port, class);
+//! - [`series`]: a metric against a sweep's axis, one line per variant.
 //!
 //! Text is drawn with DejaVu Sans, shipped in `assets/` and compiled in, so
 //! PNGs render the same on a machine without fonts.
@@ -309,6 +310,81 @@ pub fn cdf(
         bars: Vec::new(),
         rows: Vec::new(),
         legend: Corner::LowerRight,
+    };
+    render(&fig, c)
+}
+
+/// One line of [`series`]: a name and its (x, y) points.
+pub type Series = (String, Vec<(f64, f64)>);
+
+/// A metric against a sweep's axis, one line per series (a variant), as
+/// a paper draws a figure of, say, p99 slowdown by load. An axis is drawn
+/// on a log scale when its finite positive values span 16× or more.
+pub fn series(
+    lines: &[Series],
+    xlabel: &str,
+    ylabel: &str,
+    c: &Common,
+) -> Result<(), ExperimentError> {
+    let finite = |v: f64| v.is_finite();
+    let wide = |v: &mut dyn Iterator<Item = f64>| {
+        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+        for x in v.filter(|x| finite(*x)) {
+            if x <= 0.0 {
+                return false;
+            }
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+        lo.is_finite() && hi / lo >= 16.0
+    };
+    let xlog = wide(&mut lines.iter().flat_map(|l| l.1.iter().map(|p| p.0)));
+    let ylog = wide(&mut lines.iter().flat_map(|l| l.1.iter().map(|p| p.1)));
+    let drawn: Vec<Line> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, (name, pts))| Line {
+            label: Some(name.clone()),
+            color: k,
+            dashed: false,
+            points: pts
+                .iter()
+                .copied()
+                .filter(|p| finite(p.0) && finite(p.1))
+                .collect(),
+        })
+        .collect();
+    let (xlo, xhi) = bounds(
+        drawn.iter().flat_map(|l| l.points.iter().map(|p| p.0)),
+        xlog,
+    );
+    let (ylo, yhi) = bounds(
+        drawn.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
+        ylog,
+    );
+    let fig = Figure {
+        title: c
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{ylabel} by {xlabel}")),
+        x: Axis {
+            label: xlabel.into(),
+            lo: xlo,
+            hi: xhi,
+            log: xlog,
+            fmt: Fmt::Plain,
+        },
+        y: Axis {
+            label: ylabel.into(),
+            lo: if ylog { ylo } else { ylo.min(0.0) },
+            hi: yhi,
+            log: ylog,
+            fmt: Fmt::Plain,
+        },
+        lines: drawn,
+        bars: Vec::new(),
+        rows: Vec::new(),
+        legend: Corner::UpperRight,
     };
     render(&fig, c)
 }

@@ -57,6 +57,6 @@ mod tests;
 
 pub use parse::{load_sweep, parse_sweep, plan};
 pub use plan::{Axis, PlannedRun, Sweep};
-pub use report::Comparison;
+pub use report::{axis_figures, AxisFigure, Comparison, RunNumbers};
 pub use report_spec::{GroupOf, Metric, PaperRow, ReportSpec};
 pub use run::{describe, run_sweep, RunStatus, SweepOptions, SweepReport, SWEEP_FILES};

@@ -357,14 +357,95 @@ fn report_csv(spec: &ReportSpec, numbers: &[RunNumbers]) -> String {
     csv
 }
 
+/// A metric of one group against the sweep's one axis, one line per
+/// variant: what a paper draws as, say, Fig. 10b (p99 slowdown of short
+/// flows by load).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AxisFigure {
+    /// The axis's key (`workload.load`).
+    pub axis: String,
+    /// The group.
+    pub group: String,
+    /// The metric.
+    pub metric: Metric,
+    /// Per variant, in the order first met: (axis value, metric) by value.
+    pub lines: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+/// The metrics drawn against a sweep's axis, per group.
+pub const AXIS_METRICS: [Metric; 2] = [Metric::SlowdownP99, Metric::SlowdownAvg];
+
+/// The figures of every group and [`AXIS_METRICS`] against the sweep's
+/// axis, if it has exactly one besides `variant` and `run.seed`, with
+/// numeric values and at least two of them; else none. Pooled rows
+/// (several seeds) stand for their point.
+pub fn axis_figures(spec: &ReportSpec, numbers: &[RunNumbers]) -> Vec<AxisFigure> {
+    // Each row's (axis, value), if its point is one numeric axis.
+    let one = |n: &RunNumbers| -> Option<(String, f64)> {
+        let kv: Vec<&str> = n
+            .point
+            .split(',')
+            .filter(|kv| !kv.is_empty() && !kv.starts_with("run.seed=") && *kv != "seeds=pooled")
+            .collect();
+        let [kv] = kv.as_slice() else {
+            return None;
+        };
+        let (k, v) = kv.split_once('=')?;
+        Some((k.to_string(), v.parse::<f64>().ok()?))
+    };
+    // With seeds as an axis, only the pooled rows.
+    let pooled = numbers.iter().any(|n| n.point.contains("seeds=pooled"));
+    let rows: Vec<(&RunNumbers, (String, f64))> = numbers
+        .iter()
+        .filter(|n| !pooled || n.point.contains("seeds=pooled"))
+        .filter_map(|n| one(n).map(|a| (n, a)))
+        .collect();
+    let Some(axis) = rows.first().map(|(_, (k, _))| k.clone()) else {
+        return Vec::new();
+    };
+    let n_rows = numbers
+        .iter()
+        .filter(|n| !pooled || n.point.contains("seeds=pooled"))
+        .count();
+    let mut xs: Vec<f64> = rows.iter().map(|(_, (_, x))| *x).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    if rows.len() != n_rows || rows.iter().any(|(_, (k, _))| *k != axis) || xs.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (group, _) in &spec.groups {
+        for metric in AXIS_METRICS {
+            let mut lines: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+            for (n, (_, x)) in &rows {
+                let y = n.metric(spec, group, metric);
+                match lines.iter_mut().find(|(v, _)| *v == n.variant) {
+                    Some((_, pts)) => pts.push((*x, y)),
+                    None => lines.push((n.variant.clone(), vec![(*x, y)])),
+                }
+            }
+            for (_, pts) in &mut lines {
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            out.push(AxisFigure {
+                axis: axis.clone(),
+                group: group.clone(),
+                metric,
+                lines,
+            });
+        }
+    }
+    out
+}
+
 /// Write `report.csv` and `report.md` into the sweep directory; returns the
-/// comparisons.
+/// comparisons and every run's numbers.
 pub fn write_report(
     dir: &Path,
     sweep: &Sweep,
     spec: &ReportSpec,
     runs: &[PlannedRun],
-) -> Result<Vec<Comparison>, ExperimentError> {
+) -> Result<(Vec<Comparison>, Vec<RunNumbers>), ExperimentError> {
     let numbers = collect(dir, spec, runs)?;
     let csv = report_csv(spec, &numbers);
     let path = dir.join("report.csv");
@@ -449,7 +530,7 @@ pub fn write_report(
     }
     let path = dir.join("report.md");
     fs::write(&path, md).map_err(|e| ExperimentError::io(&path, e))?;
-    Ok(cmp)
+    Ok((cmp, numbers))
 }
 
 #[cfg(test)]
@@ -535,6 +616,71 @@ mod tests {
             lines[1],
             "\"variant=pfc,load=0.3\",pfc,load=0.3,\"a,b\",2,2,0.000,0.000,0.0000,0.0000,0,0,0"
         );
+    }
+
+    #[test]
+    fn axis_figures_draw_each_group_by_the_one_numeric_axis() {
+        let spec = ReportSpec {
+            baseline: "a".into(),
+            groups: vec![("short".into(), GroupOf::Dports(vec![100]))],
+            paper: Vec::new(),
+            ports: Vec::new(),
+        };
+        let run = |variant: &str, point: &str, p99: f64| RunNumbers {
+            run: format!("{variant}-{point}"),
+            variant: variant.into(),
+            point: point.into(),
+            groups: vec![GroupStats {
+                slowdown_p99: p99,
+                slowdown_avg: p99 / 2.0,
+                ..GroupStats::default()
+            }],
+            host_paused_ns: 0.0,
+            retransmitted: 0.0,
+            drops: 0.0,
+            port_gbps: Vec::new(),
+        };
+        // Grid order need not be the axis's order: lines are sorted by x.
+        let numbers = [
+            run("a", "load=0.8", 8.0),
+            run("b", "load=0.8", 4.0),
+            run("a", "load=0.4", 2.0),
+            run("b", "load=0.4", 1.0),
+        ];
+        let f = axis_figures(&spec, &numbers);
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            (f[0].axis.as_str(), f[0].metric),
+            ("load", Metric::SlowdownP99)
+        );
+        assert_eq!(
+            f[0].lines,
+            vec![
+                ("a".to_string(), vec![(0.4, 2.0), (0.8, 8.0)]),
+                ("b".to_string(), vec![(0.4, 1.0), (0.8, 4.0)]),
+            ]
+        );
+        assert_eq!(f[1].metric, Metric::SlowdownAvg);
+        assert_eq!(f[1].lines[0].1, vec![(0.4, 1.0), (0.8, 4.0)]);
+        // With seeds, the pooled rows stand for their point.
+        let seeded = [
+            run("a", "load=0.4,run.seed=1", 9.0),
+            run("a", "load=0.8,run.seed=1", 9.0),
+            run("a", "load=0.4,seeds=pooled", 3.0),
+            run("a", "load=0.8,seeds=pooled", 5.0),
+        ];
+        let f = axis_figures(&spec, &seeded);
+        assert_eq!(f[0].lines[0].1, vec![(0.4, 3.0), (0.8, 5.0)]);
+        // Seeds alone, no point, a text axis, two axes, or one value: none.
+        for bad in [
+            vec![run("a", "run.seed=1", 1.0), run("a", "run.seed=2", 2.0)],
+            vec![run("a", "", 1.0), run("b", "", 2.0)],
+            vec![run("a", "cc=dcqcn", 1.0), run("a", "cc=hpcc", 2.0)],
+            vec![run("a", "x=1,y=1", 1.0), run("a", "x=2,y=1", 2.0)],
+            vec![run("a", "x=1", 1.0), run("b", "x=1", 2.0)],
+        ] {
+            assert!(axis_figures(&spec, &bad).is_empty(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::parse::{input_err, load_sweep, plan};
 use super::plan::{PlannedRun, Sweep};
-use super::report::{write_report, Comparison};
+use super::report::{write_report, Comparison, RunNumbers};
 use super::report_spec::ReportSpec;
 use crate::config::timeseries::{estimate, LARGE_BYTES};
 use crate::config::{self};
@@ -75,6 +75,8 @@ pub struct SweepReport {
     pub wall_s: f64,
     /// With `[report]`: the published reductions beside ours.
     pub comparisons: Vec<Comparison>,
+    /// With `[report]`: every run's numbers (pooled rows included).
+    pub numbers: Vec<RunNumbers>,
     /// Every run's directory name and variant ("" without variants).
     pub variant_runs: Vec<(String, String)>,
     /// The sweep's `[report]`.
@@ -457,20 +459,21 @@ pub fn run_sweep(path: &Path, opts: &SweepOptions) -> Result<SweepReport, Experi
             (r.name.clone(), s)
         })
         .collect();
-    let (runs_status, comparisons) = match opts.only {
+    let (runs_status, (comparisons, numbers)) = match opts.only {
         // The one run asked for; the others are other tasks'.
-        Some(i) => (vec![runs_status[i].clone()], Vec::new()),
+        Some(i) => (vec![runs_status[i].clone()], Default::default()),
         None => {
             write_index(&dir, &sweep, &runs, &runs_status)?;
-            let comparisons = match &sweep.report {
+            let report = match &sweep.report {
                 Some(spec) => write_report(&dir, &sweep, spec, &runs)?,
-                None => Vec::new(),
+                None => Default::default(),
             };
-            (runs_status, comparisons)
+            (runs_status, report)
         }
     };
     Ok(SweepReport {
         comparisons,
+        numbers,
         variant_runs: runs
             .iter()
             .map(|r| {

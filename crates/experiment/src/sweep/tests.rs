@@ -421,6 +421,7 @@ fn runs_already_done_count_with_the_warnings_their_summaries_record() {
         cleaned: vec![],
         wall_s: 0.0,
         comparisons: vec![],
+        numbers: vec![],
         variant_runs: vec![],
         report: None,
     };
