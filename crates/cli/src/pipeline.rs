@@ -135,6 +135,8 @@ fn report_plots(
     if runs.is_empty() {
         return Ok(());
     }
+    goodput_plot(r, spec)?;
+    port_plots(r, spec, &runs, &labels)?;
     let mut classes = vec![(Class::All, "fct_cdf.png".to_string())];
     let normal = experiment::sweep::GroupOf::Dports(vec![experiment::config::DEFAULT_DPORT]);
     if let Some((g, _)) = spec.groups.iter().find(|(_, d)| *d == normal) {
@@ -195,6 +197,92 @@ fn report_plots(
             size: (900, 600),
         };
         plot::series(&f.lines, &f.axis, what, &c)?;
+    }
+    Ok(())
+}
+
+/// With a published goodput (`metric = "goodput"`): each variant's
+/// goodput against the sweep's axis (`goodput.png`), when there is one
+/// axis and its values are sizes or numbers.
+fn goodput_plot(
+    r: &sweep::SweepReport,
+    spec: &experiment::sweep::ReportSpec,
+) -> Result<(), Failure> {
+    if !spec
+        .paper
+        .iter()
+        .any(|p| p.metric == experiment::sweep::Metric::Goodput)
+    {
+        return Ok(());
+    }
+    let by = sweep::report::goodput_by_variant(&r.dir, &r.variant_runs);
+    let mut axis = None;
+    let mut sized = true;
+    let mut series = Vec::new();
+    for (variant, points) in by {
+        let mut pts = Vec::new();
+        for (point, g) in points {
+            // One axis: "key=value".
+            let Some((k, v)) = point.split_once('=').filter(|_| !point.contains(',')) else {
+                return Ok(());
+            };
+            axis.get_or_insert_with(|| k.to_string());
+            let x = match engine::units::parse_bytes(v) {
+                Ok(b) => b as f64,
+                Err(_) => {
+                    sized = false;
+                    match v.parse::<f64>() {
+                        Ok(x) => x,
+                        Err(_) => return Ok(()),
+                    }
+                }
+            };
+            pts.push((x, g));
+        }
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        series.push((variant, pts));
+    }
+    let Some(axis) = axis else { return Ok(()) };
+    let c = plot::Common {
+        out: r.dir.join("goodput.png"),
+        labels: None,
+        title: Some(format!("{}: goodput", r.name)),
+        size: (900, 600),
+    };
+    plot::series(series, &axis, "Goodput (Gb/s)", sized, &c)?;
+    Ok(())
+}
+
+/// With `[report] ports` and time series in the runs: each port's
+/// throughput over time, one line per variant at the first point
+/// (`throughput_<name>.png`).
+fn port_plots(
+    r: &sweep::SweepReport,
+    spec: &experiment::sweep::ReportSpec,
+    runs: &[PathBuf],
+    labels: &[String],
+) -> Result<(), Failure> {
+    let with: Vec<usize> = (0..runs.len())
+        .filter(|&i| runs[i].join("timeseries.csv").exists())
+        .collect();
+    if with.is_empty() {
+        return Ok(());
+    }
+    let kept: Vec<PathBuf> = with.iter().map(|&i| runs[i].clone()).collect();
+    let names: Vec<String> = with.iter().map(|&i| labels[i].clone()).collect();
+    for (name, node, port) in &spec.ports {
+        let c = plot::Common {
+            out: r.dir.join(format!("throughput_{name}.png")),
+            labels: Some(names.clone()),
+            title: Some(format!("{}: {name} (node {node} port {port})", r.name)),
+            size: (900, 600),
+        };
+        let sel = plot::PortSel {
+            node: *node,
+            port: *port,
+            class: None,
+        };
+        plot::throughput(&kept, sel, &c)?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use engine::{Delta, Rate};
 /// Most nodes a builder will make; far beyond what a run can simulate.
 const MAX_NODES: u64 = 1 << 24;
 
-fn positive(what: &str, name: &str, v: u32) -> Result<(), String> {
+pub(crate) fn positive(what: &str, name: &str, v: u32) -> Result<(), String> {
     if v == 0 {
         Err(format!("{what}: {name} must be at least 1"))
     } else {
@@ -17,7 +17,7 @@ fn positive(what: &str, name: &str, v: u32) -> Result<(), String> {
     }
 }
 
-fn positive_rate(what: &str, name: &str, r: Rate) -> Result<(), String> {
+pub(crate) fn positive_rate(what: &str, name: &str, r: Rate) -> Result<(), String> {
     if r.bps() == 0 {
         Err(format!("{what}: {name} must be greater than zero"))
     } else {
@@ -31,7 +31,7 @@ fn positive_rate(what: &str, name: &str, r: Rate) -> Result<(), String> {
 /// builder's keys to lower (`lower`, `lower_switches`), so that a config's
 /// error names the key. Checked before anything is built: a fat tree of
 /// k = 400 has 16 million hosts.
-fn node_count(
+pub(crate) fn node_count(
     what: &str,
     hosts: u64,
     switches: &[u64],
@@ -54,7 +54,7 @@ fn node_count(
     }
 }
 
-fn kinds(hosts: u32, total: u32) -> Vec<NodeKind> {
+pub(crate) fn kinds(hosts: u32, total: u32) -> Vec<NodeKind> {
     let mut k = vec![NodeKind::Host; hosts as usize];
     k.resize(total as usize, NodeKind::Switch);
     k

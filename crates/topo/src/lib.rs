@@ -24,6 +24,7 @@ mod builders;
 mod core_load;
 pub mod crossdc;
 mod peer;
+mod pods;
 mod region;
 mod routing;
 mod validate;
@@ -36,6 +37,7 @@ pub use builders::{
 pub use core_load::core_load_factor;
 pub use crossdc::{cross_dc, CrossDcLayout, CrossDcSpec};
 pub use peer::{load_peer_topology, parse_peer_topology, write_peer_topology};
+pub use pods::{pods, PodsSpec};
 pub use region::{region, RegionSpec};
 pub use routing::{NextHopOrder, Routes};
 

@@ -49,8 +49,8 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 # stop = "10ms"                   # absolute stop time; default: last flow start + {stop_s} s (rdmasim's choice)
 
 [topology]
-# kind = "fat_tree" | "clos" | "peer_fat_tree" | "flowsail_fat_tree" | "leaf_spine" | "star"
-#        | "dumbbell" | "cross_dc" | "links" | "file"
+# kind = "fat_tree" | "clos" | "peer_fat_tree" | "flowsail_fat_tree" | "leaf_spine" | "pods"
+#        | "star" | "dumbbell" | "cross_dc" | "links" | "file"
 #   fat_tree:      k (required, even), host_rate, fabric_rate (default: host_rate), delay
 #   clos:          pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, host_rate,
 #                  fabric_rate, delay (defaults: the peer's fat tree, {PEER} `mix/fat.txt`)
@@ -61,6 +61,11 @@ seed = {seed}                          # rdmasim's choice; every random stream d
 #                  FlowSail §VI-B's 1024 hosts, 2:1 at the ToR (pods = 4: 128 hosts)
 #   leaf_spine:    leaves, spines, hosts_per_leaf (required), host_rate,
 #                  oversubscription (default 1.0), delay
+#   pods:          pod_hosts, hosts_per_tor, leaves_per_pod, spines, host_rate, fabric_rate,
+#                  delay: ToR / Leaf / Spine pods of their own sizes under shared Spines
+#                  (defaults: pods of 10 and 90 hosts, 10 per ToR, 4 Leaves per pod,
+#                  4 Spines, hosts at 50 Gb/s (two bonded 25G ports), fabric 100 Gb/s;
+#                  Bifröst §4.3's clusters A and B; docs/pfc-free.md)
 #   star:          hosts (required), rate, delay
 #   dumbbell:      left, right (required), host_rate, bottleneck_rate (default: host_rate), delay
 #   cross_dc:      dcs, k, hosts_per_tor, host_rate, fabric_rate, delay, long_links,
@@ -144,6 +149,9 @@ resume_offset = "{resume}"           # {PEER} `switch-mmu.cc` (resume at thresho
 # ones (none by default), by class, applied in this order, later winning:
 #   [ports.hosts]         the hosts' NIC ports (fc only)
 #   [ports.fabric]        every port of the switches that are not DCI switches or relays
+#   [ports.spine_links]   both ends of each link between two switches without hosts
+#                         (in three tiers, the links to the top one: fc = "lossy" there
+#                         is PFC on ToR and Leaf but not Spine, Bifröst §4.3)
 #   [ports.dci]           cross_dc: DCI switch ports towards the cores
 #   [ports.relay_access]  cross_dc with relays: both ends of each DCI-relay link
 #   [ports.long_haul]     cross_dc: both switch ends of each long link

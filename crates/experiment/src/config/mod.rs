@@ -29,6 +29,8 @@ mod fleet;
 mod flowsail_tests;
 mod nic;
 mod parse;
+#[cfg(test)]
+mod pods_tests;
 mod ports;
 mod sonic;
 #[cfg(test)]

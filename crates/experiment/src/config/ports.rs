@@ -20,6 +20,10 @@ use topo::Topology;
 pub struct PortsSection {
     /// Every port of every switch that is not a DCI switch or a relay.
     pub fabric: Option<PortSection>,
+    /// Both ends of every link between two switches neither of which has
+    /// a host: in a three-tier tree (`pods`, `clos`, `fat_tree`), the
+    /// links to the top tier (Spine, core).
+    pub spine_links: Option<PortSection>,
     /// cross_dc: the DCI switches' ports towards their DC's cores.
     pub dci: Option<PortSection>,
     /// cross_dc with relays: both ends of every DCI–relay link.
@@ -129,6 +133,19 @@ fn port_class(
 ) -> Vec<(u32, bool)> {
     let special =
         |n: u32| layout.is_some_and(|l| l.is_relay(n) || (0..l.dcs()).any(|d| l.dci(d) == n));
+    // Switches with a host on one of their ports.
+    let mut has_host = vec![false; topo.n_nodes()];
+    if class == "spine_links" {
+        for l in &topo.links {
+            if topo.is_host(l.a) {
+                has_host[l.b as usize] = true;
+            }
+            if topo.is_host(l.b) {
+                has_host[l.a as usize] = true;
+            }
+        }
+    }
+    let up = |n: u32| !topo.is_host(n) && !has_host[n as usize];
     let mut out = Vec::new();
     for (i, l) in topo.links.iter().enumerate() {
         for (node, at_b) in [(l.a, false), (l.b, true)] {
@@ -138,6 +155,7 @@ fn port_class(
             let take = match (class, layout) {
                 ("hosts", _) => true,
                 ("fabric", _) => !special(node),
+                ("spine_links", _) => up(l.a) && up(l.b) && !special(l.a) && !special(l.b),
                 ("long_haul", Some(lay)) => lay.is_long_link(i),
                 ("relay_access", Some(lay)) => lay.relay_link_range().contains(&i),
                 ("dci", Some(lay)) => {
@@ -209,6 +227,7 @@ pub(super) fn build_ports(
     let groups = [
         ("hosts", &s.hosts),
         ("fabric", &s.fabric),
+        ("spine_links", &s.spine_links),
         ("dci", &s.dci),
         ("relay_access", &s.relay_access),
         ("long_haul", &s.long_haul),
@@ -216,7 +235,7 @@ pub(super) fn build_ports(
     for (class, sec) in groups {
         let Some(sec) = sec else { continue };
         let path = format!("ports.{class}");
-        if !["fabric", "hosts"].contains(&class) && layout.is_none() {
+        if !["fabric", "hosts", "spine_links"].contains(&class) && layout.is_none() {
             return Err(cx.err(
                 &path,
                 "only for topology kind = \"cross_dc\"; use [[ports.at]] with node and port",

@@ -21,6 +21,25 @@ pub(super) const DEFAULT_FLOWSAIL_PODS: u32 = 8;
 /// (FlowSail §VI-B).
 pub(super) const DEFAULT_FLOWSAIL_OVERSUBSCRIPTION: u32 = 2;
 
+/// Default `pod_hosts` of `kind = "pods"`: the Bifröst paper's clusters
+/// A (10 hosts) and B (90), its pods 1 and 2 (Bifröst §4.1, §4.3).
+pub(super) const DEFAULT_POD_HOSTS: [u32; 2] = [10, 90];
+
+/// Default hosts per ToR of `kind = "pods"` (the paper gives none:
+/// rdmasim's choice).
+pub(super) const DEFAULT_POD_HOSTS_PER_TOR: u32 = 10;
+
+/// Default Leaves per pod of `kind = "pods"` (rdmasim's choice).
+pub(super) const DEFAULT_POD_LEAVES: u32 = 4;
+
+/// Default Spines of `kind = "pods"` (rdmasim's choice).
+pub(super) const DEFAULT_POD_SPINES: u32 = 4;
+
+/// Default host rate of `kind = "pods"`: a dual-port 25 Gb/s NIC's two
+/// ports as one bonded 50 Gb/s port (Bifröst Table 4; docs/pfc-free.md,
+/// Simplifications).
+pub(super) const DEFAULT_POD_HOST_RATE: &str = "50Gbps";
+
 /// The shapes `[topology]` can take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -36,6 +55,10 @@ pub enum TopologyKind {
     FlowsailFatTree,
     /// Two-tier leaf–spine.
     LeafSpine,
+    /// Pods of different sizes (ToRs and Leaves) under one Spine tier
+    /// ([`topo::pods`]); the defaults are the Bifröst paper's clusters A
+    /// and B (§4.3).
+    Pods,
     /// Hosts on one switch.
     Star,
     /// Two switches and a bottleneck.
@@ -78,6 +101,7 @@ impl TopologyKind {
             TopologyKind::PeerFatTree => "peer_fat_tree",
             TopologyKind::FlowsailFatTree => "flowsail_fat_tree",
             TopologyKind::LeafSpine => "leaf_spine",
+            TopologyKind::Pods => "pods",
             TopologyKind::Star => "star",
             TopologyKind::Dumbbell => "dumbbell",
             TopologyKind::CrossDc => "cross_dc",
@@ -114,6 +138,15 @@ impl TopologyKind {
                 "hosts_per_leaf",
                 "host_rate",
                 "oversubscription",
+                "delay",
+            ],
+            TopologyKind::Pods => &[
+                "pod_hosts",
+                "hosts_per_tor",
+                "leaves_per_pod",
+                "spines",
+                "host_rate",
+                "fabric_rate",
                 "delay",
             ],
             TopologyKind::Star => &["hosts", "rate", "delay"],
@@ -169,8 +202,12 @@ pub struct TopologySection {
     pub cores: Option<u32>,
     /// leaf_spine: leaves.
     pub leaves: Option<u32>,
-    /// leaf_spine: spines.
+    /// leaf_spine, pods: spines.
     pub spines: Option<u32>,
+    /// pods: hosts of each pod.
+    pub pod_hosts: Option<Vec<u32>>,
+    /// pods: Leaf switches per pod.
+    pub leaves_per_pod: Option<u32>,
     /// leaf_spine: hosts per leaf.
     pub hosts_per_leaf: Option<u32>,
     /// leaf_spine: host bandwidth over uplink bandwidth per leaf;
@@ -278,7 +315,7 @@ pub(super) fn build_topology(
     let set = set_keys!(t; k, pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores, leaves,
         spines, hosts_per_leaf, oversubscription, hosts, rate, left, right, bottleneck_rate,
         host_rate, fabric_rate, delay, path, dcs, long_links, long_rate, long_length, long_delay,
-        relays, switches, links, hubs);
+        relays, switches, links, hubs, pod_hosts, leaves_per_pod);
     cx.only_keys("topology", kind.name(), &set, kind.keys())?;
     let why = format!("kind = \"{}\"", kind.name());
     let rate = |key: &str, v: &Option<String>, default: &str| -> R<Rate> {
@@ -373,6 +410,26 @@ pub(super) fn build_topology(
             t.oversubscription.unwrap_or(1.0),
             delay()?,
         ),
+        TopologyKind::Pods => {
+            let or = |v: &Option<u32>, d: u32, key: &str| -> R<u32> {
+                match v {
+                    Some(_) => count(key, v),
+                    None => Ok(d),
+                }
+            };
+            topo::pods(&topo::PodsSpec {
+                pod_hosts: t
+                    .pod_hosts
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_POD_HOSTS.to_vec()),
+                hosts_per_tor: or(&t.hosts_per_tor, DEFAULT_POD_HOSTS_PER_TOR, "hosts_per_tor")?,
+                leaves_per_pod: or(&t.leaves_per_pod, DEFAULT_POD_LEAVES, "leaves_per_pod")?,
+                spines: or(&t.spines, DEFAULT_POD_SPINES, "spines")?,
+                host_rate: rate("host_rate", &t.host_rate, DEFAULT_POD_HOST_RATE)?,
+                fabric_rate: rate("fabric_rate", &t.fabric_rate, DEFAULT_LINK_RATE)?,
+                delay: delay()?,
+            })
+        }
         TopologyKind::Star => topo::star(
             count("hosts", &t.hosts)?,
             rate("rate", &t.rate, DEFAULT_LINK_RATE)?,

@@ -80,6 +80,11 @@ pub struct RunNumbers {
     pub retransmitted: f64,
     /// Frames dropped.
     pub drops: f64,
+    /// The PFC-free transport's goodput, Gb/s (NaN for other transports).
+    pub goodput_gbps: f64,
+    /// What the hosts' NICs sent, Gb/s, the mean over the hosts that sent
+    /// anything.
+    pub host_tx_gbps: f64,
     /// Average transmit rate of each of the [`ReportSpec`]'s ports over the run,
     /// Gb/s (NaN where unknown).
     pub port_gbps: Vec<f64>,
@@ -95,6 +100,8 @@ impl RunNumbers {
         match (m, g) {
             (Metric::HostPaused, _) => self.host_paused_ns,
             (Metric::Retransmitted, _) => self.retransmitted,
+            (Metric::Goodput, _) => self.goodput_gbps,
+            (Metric::HostTx, _) => self.host_tx_gbps,
             (Metric::FctAvg, Some(g)) => g.fct_avg_us,
             (Metric::FctP99, Some(g)) => g.fct_p99_us,
             (Metric::SlowdownAvg, Some(g)) => g.slowdown_avg,
@@ -110,19 +117,50 @@ fn read_summary(dir: &Path) -> Option<serde_json::Value> {
     serde_json::from_str(&text).ok()
 }
 
-/// A run's host pause time, retransmitted bytes and drops from its
-/// parsed `summary.json` (NaN where missing).
-fn summary_counters(v: Option<&serde_json::Value>) -> [f64; 3] {
-    let get = |key: &str| {
+/// A run's host pause time, retransmitted bytes, drops and PFC-free
+/// goodput from its parsed `summary.json`, and a place for the hosts'
+/// send rate (NaN where missing).
+fn summary_counters(v: Option<&serde_json::Value>) -> [f64; 5] {
+    let get = |section: &str, key: &str| {
         v.as_ref()
-            .and_then(|v| v.get("counters")?.get(key)?.as_f64())
+            .and_then(|v| v.get(section)?.get(key)?.as_f64())
             .unwrap_or(f64::NAN)
     };
     [
-        get("host_paused_ns"),
-        get("retransmitted_bytes"),
-        get("drops"),
+        get("counters", "host_paused_ns"),
+        get("counters", "retransmitted_bytes"),
+        get("counters", "drops"),
+        get("pfc_free", "goodput_gbps"),
+        // The hosts' send rate, from ports.csv ([`host_tx`]).
+        f64::NAN,
     ]
+}
+
+/// The PFC-free goodput (Gb/s) of each run of `runs` (directory name,
+/// variant) that has a summary, by variant in order of first appearance,
+/// each with its run's axis values but the variant (`k=v`, joined by
+/// commas): the points of a goodput figure.
+pub fn goodput_by_variant(
+    dir: &Path,
+    runs: &[(String, String)],
+) -> Vec<(String, Vec<(String, f64)>)> {
+    let mut out: Vec<(String, Vec<(String, f64)>)> = Vec::new();
+    for (name, variant) in runs {
+        let Some(summary) = read_summary(&dir.join(name)) else {
+            continue;
+        };
+        let g = summary_counters(Some(&summary))[3];
+        let point = name
+            .split(',')
+            .filter(|kv| !kv.starts_with("variant="))
+            .collect::<Vec<_>>()
+            .join(",");
+        match out.iter_mut().find(|(v, _)| v == variant) {
+            Some((_, pts)) => pts.push((point, g)),
+            None => out.push((variant.clone(), vec![(point, g)])),
+        }
+    }
+    out
 }
 
 /// Each port's bytes sent over the simulated time, in Gb/s, from the run's
@@ -162,6 +200,37 @@ fn port_rates(
         .collect()
 }
 
+/// What the hosts' NICs sent over the simulated time, Gb/s, the mean over
+/// the hosts that sent anything, from the run's `ports.csv` and its parsed `summary.json`
+/// (NaN where missing).
+fn host_tx(dir: &Path, summary: Option<&serde_json::Value>) -> f64 {
+    let sim_ns = summary
+        .and_then(|v| v.get("engine")?.get("sim_time_ns")?.as_f64())
+        .filter(|&t| t > 0.0);
+    let text = fs::read_to_string(dir.join("ports.csv")).unwrap_or_default();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (Some(cs), Some(ct), Some(sim_ns)) = (col("is_switch"), col("tx_bytes"), sim_ns) else {
+        return f64::NAN;
+    };
+    let (mut bytes, mut hosts) = (0.0, 0u32);
+    for l in lines {
+        let r: Vec<&str> = l.split(',').collect();
+        let tx = r.get(ct).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        // A host with no flow and no peer sends nothing: left out.
+        if r.get(cs) == Some(&"0") && tx > 0.0 {
+            bytes += tx;
+            hosts += 1;
+        }
+    }
+    if hosts == 0 {
+        f64::NAN
+    } else {
+        bytes * 8.0 / sim_ns / f64::from(hosts)
+    }
+}
+
 /// A run's axis values but `skip`, as `k=v` joined by commas.
 fn point_of(r: &PlannedRun, skip: &[&str]) -> String {
     r.values
@@ -181,7 +250,7 @@ pub fn collect(
     let mut out = Vec::new();
     // Flows of the runs that differ only in `run.seed`, pooled: (variant,
     // the other axes) -> (flows, per-run counters, seeds).
-    type Pool = (Vec<stats::FlowRecord>, Vec<[f64; 3]>, Vec<Vec<f64>>, usize);
+    type Pool = (Vec<stats::FlowRecord>, Vec<[f64; 5]>, Vec<Vec<f64>>, usize);
     let mut pools: Vec<((String, String), Pool)> = Vec::new();
     for r in runs {
         let rd = dir.join(&r.name);
@@ -198,7 +267,8 @@ pub fn collect(
             .unwrap_or_default();
         // Each run's summary is read and parsed once.
         let summary = read_summary(&rd);
-        let counters = summary_counters(summary.as_ref());
+        let mut counters = summary_counters(summary.as_ref());
+        counters[4] = host_tx(&rd, summary.as_ref());
         let rates = port_rates(&rd, summary.as_ref(), &spec.ports);
         if r.values.iter().any(|(k, _)| k == "run.seed") {
             let mut rest = point_of(r, &["variant", "run.seed"]);
@@ -232,6 +302,8 @@ pub fn collect(
             host_paused_ns: counters[0],
             retransmitted: counters[1],
             drops: counters[2],
+            goodput_gbps: counters[3],
+            host_tx_gbps: counters[4],
             port_gbps: rates,
         });
     }
@@ -255,6 +327,8 @@ pub fn collect(
             host_paused_ns: mean(0),
             retransmitted: mean(1),
             drops: mean(2),
+            goodput_gbps: mean(3),
+            host_tx_gbps: mean(4),
             port_gbps,
             variant,
             point,
@@ -528,6 +602,15 @@ pub fn write_report(
             md.push('\n');
         }
     }
+    if spec.paper.iter().any(|p| p.metric == Metric::Goodput) {
+        md.push_str(
+            "\nGoodput of the PFC-free transport over the run (Gb/s, \
+             `pfc_free.goodput_gbps`):\n\n| run | goodput |\n|---|---|\n",
+        );
+        for n in &numbers {
+            let _ = writeln!(md, "| {} | {} |", n.run, num(n.goodput_gbps, 2, ""));
+        }
+    }
     let path = dir.join("report.md");
     fs::write(&path, md).map_err(|e| ExperimentError::io(&path, e))?;
     Ok((cmp, numbers))
@@ -607,6 +690,8 @@ mod tests {
             host_paused_ns: 0.0,
             retransmitted: 0.0,
             drops: 0.0,
+            goodput_gbps: f64::NAN,
+            host_tx_gbps: f64::NAN,
             port_gbps: Vec::new(),
         }];
         let csv = report_csv(&spec, &numbers);
@@ -710,6 +795,8 @@ mod tests {
             host_paused_ns: 0.0,
             retransmitted: 0.0,
             drops: 0.0,
+            goodput_gbps: f64::NAN,
+            host_tx_gbps: f64::NAN,
             port_gbps: Vec::new(),
         };
         let numbers = [
@@ -757,6 +844,42 @@ mod tests {
         assert_eq!(r[0], 50.0);
         assert_eq!(r[1], 0.0);
         assert!(r[2].is_nan());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn host_tx_is_the_mean_over_the_hosts_that_sent_and_goodput_is_pfc_frees() {
+        let dir = std::env::temp_dir().join(format!("rdmasim-host-tx-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("summary.json"),
+            r#"{"engine": {"sim_time_ns": 2000000}, "pfc_free": {"goodput_gbps": 21.5}}"#,
+        )
+        .unwrap();
+        // Hosts 0 and 1 sent 12.5 and 5 MB, host 2 nothing; the switch's
+        // port is not a host's.
+        fs::write(
+            dir.join("ports.csv"),
+            "node,port,is_switch,tx_bytes\n0,0,0,12500000\n1,0,0,5000000\n2,0,0,0\n\
+             3,0,1,99000000\n",
+        )
+        .unwrap();
+        let summary = read_summary(&dir);
+        // (50 + 20) / 2 Gb/s.
+        assert_eq!(host_tx(&dir, summary.as_ref()), 35.0);
+        assert_eq!(summary_counters(summary.as_ref())[3], 21.5);
+        let by = goodput_by_variant(
+            dir.parent().unwrap(),
+            &[(
+                dir.file_name().unwrap().to_string_lossy().into_owned(),
+                "v".into(),
+            )],
+        );
+        assert_eq!(by.len(), 1);
+        assert_eq!(by[0].1[0].1, 21.5);
+        // Without a summary: NaN, not 0.
+        fs::remove_file(dir.join("summary.json")).unwrap();
+        assert!(host_tx(&dir, None).is_nan());
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -14,7 +14,8 @@
 //! target = "Fig. 13a"          # a label, e.g. the paper's figure
 //! variant = "swing"
 //! group = "inter"              # not needed for run-wide metrics
-//! metric = "fct_avg"           # see Metric
+//! metric = "fct_avg"           # see Metric (or "goodput": a reduction of
+//!                              # the PFC-free transport's goodput)
 //! reduction = 0.59             # published: 59% lower than the baseline
 //! ```
 //!
@@ -47,16 +48,25 @@ pub enum Metric {
     HostPaused,
     /// Bytes retransmitted (run-wide).
     Retransmitted,
+    /// The PFC-free transport's goodput, `pfc_free.goodput_gbps` of
+    /// summary.json (run-wide; NaN for other transports).
+    Goodput,
+    /// What the hosts' NICs sent, Gb/s, the mean over the hosts that sent
+    /// anything (run-wide, from ports.csv; ACKs included): Bifröst Fig. 8's "average send
+    /// throughput per host".
+    HostTx,
 }
 
 impl Metric {
-    const ALL: [(&'static str, Metric); 6] = [
+    const ALL: [(&'static str, Metric); 8] = [
         ("fct_avg", Metric::FctAvg),
         ("fct_p99", Metric::FctP99),
         ("slowdown_avg", Metric::SlowdownAvg),
         ("slowdown_p99", Metric::SlowdownP99),
         ("host_paused", Metric::HostPaused),
         ("retransmitted", Metric::Retransmitted),
+        ("goodput", Metric::Goodput),
+        ("host_tx", Metric::HostTx),
     ];
     fn parse(s: &str) -> Option<Metric> {
         Metric::ALL.iter().find(|(n, _)| *n == s).map(|(_, m)| *m)
@@ -70,7 +80,10 @@ impl Metric {
             .expect("listed")
     }
     pub(super) fn run_wide(self) -> bool {
-        matches!(self, Metric::HostPaused | Metric::Retransmitted)
+        matches!(
+            self,
+            Metric::HostPaused | Metric::Retransmitted | Metric::Goodput | Metric::HostTx
+        )
     }
 }
 
