@@ -629,8 +629,7 @@ impl Simulation {
                     port: first,
                     line_rate: ports[first as usize].rate,
                     acks: Fifo::new(),
-                    active: Vec::new(),
-                    rr_last: 0,
+                    sched: Default::default(),
                     wake_at: Time::MAX,
                     last_cnp: Default::default(),
                 });

@@ -14,9 +14,8 @@ pub(crate) struct Nic {
     pub port: u32,
     pub line_rate: Rate,
     pub acks: Fifo<Packet>,
-    /// QPs with work or unacked data, in creation order (round-robin).
-    pub active: Vec<u32>,
-    pub rr_last: usize,
+    /// Its active QPs, placed for the choice of the next to send.
+    pub sched: crate::nic::sched::QpSched,
     /// Pending pacing wake-up, `Time::MAX` if none.
     pub wake_at: Time,
     /// With a DCQCN fleet: when this NIC last sent a CNP, per flow it
@@ -48,6 +47,8 @@ pub(crate) struct Qp {
     pub timeouts: u32,
     /// The transport's send state (transport/).
     pub rel: AnyReliability,
+    /// Where it stands in its NIC's scheduler.
+    pub sched: crate::nic::sched::QpSlot,
 }
 
 /// Timer slot of the retransmission timeout, after the CC's slots.
