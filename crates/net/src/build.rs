@@ -632,6 +632,7 @@ impl Simulation {
                     sched: Default::default(),
                     wake_at: Time::MAX,
                     last_cnp: Default::default(),
+                    cpu: crate::host_cpu::HostCpu::new(&cfg.host),
                 });
                 continue;
             }

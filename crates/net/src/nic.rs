@@ -114,6 +114,7 @@ impl Qp {
             timeouts: 0,
             rel: AnyReliability::new(&cfg.nic, f.size, line_rate, now),
             sched: Default::default(),
+            post_at: Time::ZERO,
         }
     }
 }
@@ -121,7 +122,13 @@ impl Qp {
 impl Host<'_> {
     /// Flow `qp` (whose QP was just opened) starts sending.
     pub(crate) fn start(&mut self, qp: u32, cx: &mut Ctx) {
-        self.nic.sched.add(qp, &mut self.qps[qp as usize]);
+        let q = &mut self.qps[qp as usize];
+        if let Some(cpu) = &mut self.nic.cpu {
+            // The host posts the connection's first WQE.
+            q.post_at = cpu.run(cx.now, self.cfg.host.post_wqe);
+            cpu.totals.posts += 1;
+        }
+        self.nic.sched.add(qp, q);
         self.try_send(cx);
     }
 
@@ -261,6 +268,15 @@ impl Host<'_> {
         };
         let qp = &mut self.qps[qp_id as usize];
         nic.sched.mark(qp_id, qp);
+        if let Some(cpu) = &mut nic.cpu {
+            if qp.rel.at_wqe_start() {
+                // This WQE's packets go; the host polls its send completion
+                // and posts the next WQE.
+                qp.post_at = cpu.run(now, cfg.host.poll_cqe + cfg.host.post_wqe);
+                cpu.totals.posts += 1;
+                cpu.totals.cqes += 1;
+            }
+        }
         let seq = qp.rel.retransmission().unwrap_or(qp.snd.nxt);
         // A packet ends at the MTU, the flow's end, or where the transport
         // says (its WQE's end).
@@ -369,6 +385,7 @@ impl Host<'_> {
             }
             RxReply::Soft(r) => {
                 cx.int_pool.release(pkt.int);
+                self.charge_receive(flow, cx.now);
                 self.soft_rx(pkt.flow, r, cx);
                 return;
             }
@@ -503,6 +520,10 @@ impl Host<'_> {
             SoftRx::Nothing => {}
             SoftRx::Timer { at, version } => cx.q.push(at, Event::RxTimer { flow, version }),
             SoftRx::Ack { serial, bytes, cnp } => {
+                if let Some(cpu) = &mut self.nic.cpu {
+                    cpu.run(cx.now, self.cfg.host.build_ack);
+                    cpu.totals.acks_built += 1;
+                }
                 let qp = &self.qps[flow as usize];
                 let ack = Packet {
                     kind: PacketKind::SoftAck,
@@ -529,6 +550,20 @@ impl Host<'_> {
         }
     }
 
+    /// With a host CPU model: the host polls the receive completion of
+    /// each WQE flow `flow`'s receiver (here) took whole since it last
+    /// looked.
+    #[inline]
+    fn charge_receive(&mut self, flow: usize, now: Time) {
+        let Some(cpu) = &mut self.nic.cpu else {
+            return;
+        };
+        for _ in 0..self.rx[flow].poll_completions() {
+            cpu.run(now, self.cfg.host.poll_cqe);
+            cpu.totals.cqes += 1;
+        }
+    }
+
     /// The coalescing timer of flow `flow`'s receiver (here), armed as
     /// `version`.
     pub(crate) fn rx_timer(&mut self, flow: u32, version: u32, cx: &mut Ctx) {
@@ -549,6 +584,10 @@ impl Host<'_> {
         let Some(body) = self.rx[flow].take_soft_ack(pkt.seq) else {
             return;
         };
+        if let Some(cpu) = &mut self.nic.cpu {
+            cpu.run(now, self.cfg.host.parse_ack);
+            cpu.totals.acks_parsed += 1;
+        }
         let qp = &mut self.qps[flow];
         self.nic.sched.mark(qp_id, qp);
         let (_, rto_at) = qp.rel.on_soft_ack(&mut qp.snd, &body, now);
@@ -720,6 +759,10 @@ impl Qp {
                     return Sendable::Held;
                 }
             }
+        }
+        // With a host CPU model, a WQE's first packet waits for its post.
+        if self.post_at > self.next_avail && self.rel.at_wqe_start() {
+            return Sendable::At(self.post_at);
         }
         Sendable::At(self.next_avail)
     }

@@ -21,6 +21,8 @@ pub(crate) struct Nic {
     /// With a DCQCN fleet: when this NIC last sent a CNP, per flow it
     /// receives (its NP's coalescing).
     pub last_cnp: std::collections::HashMap<u32, Time>,
+    /// The host's cores, with a CPU model (`[host] cores`).
+    pub cpu: Option<Box<crate::host_cpu::HostCpu>>,
 }
 
 #[derive(Debug)]
@@ -47,6 +49,9 @@ pub(crate) struct Qp {
     pub timeouts: u32,
     /// The transport's send state (transport/).
     pub rel: AnyReliability,
+    /// With a host CPU model: when the host has posted the QP's next WQE
+    /// (its first packet waits for it); `Time::ZERO` otherwise.
+    pub post_at: Time,
     /// Where it stands in its NIC's scheduler.
     pub sched: crate::nic::sched::QpSlot,
 }
