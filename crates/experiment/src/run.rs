@@ -178,6 +178,8 @@ pub fn run_scenario(
             watchdog: s.net.pfc.watchdog.is_some(),
             sonic: s.net.sonic.is_some(),
             capture: capture.as_ref(),
+            hosts: &results.host_cpu,
+            sim_ns: results.end_time.ns(),
         };
         output::write_run_dir(dir, &files)?;
     }
@@ -473,6 +475,7 @@ fn summarize(
             .as_ref()
             .map(|t| PfcFreeSummary::of(t, results.end_time.ns())),
         sonic_buffer: crate::summary::SonicSwitchSummary::of(results),
+        host_cpu: crate::summary::HostCpuSummary::of(&results.host_cpu, results.end_time.ns()),
         engine: EngineStats {
             events: results.events,
             packet_hops: results.packet_hops,

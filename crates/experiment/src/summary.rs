@@ -32,6 +32,10 @@ pub struct Summary {
     /// (`[transport] kind = "pfc_free"`); not written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc_free: Option<PfcFreeSummary>,
+    /// The hosts' CPU, with a CPU model (`[host] cores`); not written
+    /// otherwise. Per host: `hosts.csv`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_cpu: Option<HostCpuSummary>,
     /// What the switches with SONiC's buffer model did, when the run had
     /// any (`[buffer] model = "sonic"`); not written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,6 +209,98 @@ impl PfcFreeSummary {
             },
         }
     }
+}
+
+/// The hosts' CPU over a run (`[host]`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HostCpuSummary {
+    /// Cores per host.
+    pub cores: u32,
+    /// The highest CPU share of a host (busy core time over cores ×
+    /// simulated time, 0 to 1).
+    pub max_cpu_share: f64,
+    /// Messages (requests) handed to receiving applications per second of
+    /// simulated time, all hosts.
+    pub iops: f64,
+    /// WQEs posted, all hosts.
+    pub posts: u64,
+    /// Completions polled, all hosts.
+    pub cqes: u64,
+    /// Software ACKs built, all hosts.
+    pub acks_built: u64,
+    /// Software ACKs parsed, all hosts.
+    pub acks_parsed: u64,
+}
+
+/// A host's CPU share: busy core time over cores × `sim_ns` (0 to 1).
+pub fn cpu_share(r: &net::HostCpuRow, sim_ns: u64) -> f64 {
+    let cap = f64::from(r.cores) * sim_ns as f64 * 1000.0;
+    if cap == 0.0 {
+        0.0
+    } else {
+        r.totals.busy_ps as f64 / cap
+    }
+}
+
+/// Per second of `sim_ns`.
+pub fn per_sim_second(n: u64, sim_ns: u64) -> f64 {
+    if sim_ns == 0 {
+        0.0
+    } else {
+        n as f64 * 1e9 / sim_ns as f64
+    }
+}
+
+impl HostCpuSummary {
+    /// From the per-host rows; `None` without a CPU model.
+    pub fn of(rows: &[net::HostCpuRow], sim_ns: u64) -> Option<HostCpuSummary> {
+        let first = rows.first()?;
+        let sum = |f: fn(&net::HostCpuRow) -> u64| rows.iter().map(f).sum::<u64>();
+        Some(HostCpuSummary {
+            cores: first.cores,
+            max_cpu_share: rows
+                .iter()
+                .map(|r| cpu_share(r, sim_ns))
+                .fold(0.0, f64::max),
+            iops: per_sim_second(sum(|r| r.messages_received), sim_ns),
+            posts: sum(|r| r.totals.posts),
+            cqes: sum(|r| r.totals.cqes),
+            acks_built: sum(|r| r.totals.acks_built),
+            acks_parsed: sum(|r| r.totals.acks_parsed),
+        })
+    }
+}
+
+/// The header of `hosts.csv`.
+pub const HOSTS_CSV_HEADER: &str = "node,cores,busy_ns,cpu_share,posts,cqes,acks_built,acks_parsed,messages_sent,messages_received,iops_sent,iops_received";
+
+/// `hosts.csv`: one row per host with a CPU model, in node order.
+pub fn write_hosts_csv(
+    rows: &[net::HostCpuRow],
+    sim_ns: u64,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    writeln!(w, "{HOSTS_CSV_HEADER}")?;
+    for r in rows {
+        let t = &r.totals;
+        writeln!(
+            w,
+            "{},{},{},{:.6},{},{},{},{},{},{},{:.1},{:.1}",
+            r.node,
+            r.cores,
+            t.busy_ps / 1000,
+            cpu_share(r, sim_ns),
+            t.posts,
+            t.cqes,
+            t.acks_built,
+            t.acks_parsed,
+            r.messages_sent,
+            r.messages_received,
+            per_sim_second(r.messages_sent, sim_ns),
+            per_sim_second(r.messages_received, sim_ns),
+        )?;
+    }
+    Ok(())
 }
 
 /// What a run's PFC storm watchdogs did.

@@ -629,10 +629,10 @@ impl Simulation {
                     port: first,
                     line_rate: ports[first as usize].rate,
                     acks: Fifo::new(),
-                    active: Vec::new(),
-                    rr_last: 0,
+                    sched: Default::default(),
                     wake_at: Time::MAX,
                     last_cnp: Default::default(),
+                    cpu: crate::host_cpu::HostCpu::new(&cfg.host),
                 });
                 continue;
             }

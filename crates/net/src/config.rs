@@ -374,6 +374,8 @@ pub struct NetConfig {
     /// SONiC's buffer model instead of the peer's MMU on the switches it
     /// lists (Azure §6.2, App. A); none by default.
     pub sonic: Option<crate::sonic_buffer::setup::SonicSetup>,
+    /// The hosts' CPU (`[host]`): off unless it gives cores.
+    pub host: crate::host_cpu::HostCpuConfig,
 }
 
 impl Default for NetConfig {
@@ -394,6 +396,7 @@ impl Default for NetConfig {
             dcqcn_fleet: None,
             next_hop_order: topo::NextHopOrder::Ascending,
             sonic: None,
+            host: crate::host_cpu::HostCpuConfig::default(),
         }
     }
 }

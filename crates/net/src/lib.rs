@@ -12,6 +12,7 @@ pub mod config;
 pub mod egress;
 pub mod fc;
 pub mod hash;
+pub mod host_cpu;
 pub mod mmu;
 pub mod monitor;
 pub mod parallel;
@@ -46,5 +47,5 @@ pub use config::{
 };
 pub use nic::model::NicModel;
 pub use port::{PortCounters, TxLogEntry};
-pub use results::{FlowOutcome, PfcLogEntry, PortReport, ProgressInfo, RunResults};
+pub use results::{FlowOutcome, HostCpuRow, PfcLogEntry, PortReport, ProgressInfo, RunResults};
 pub use sim::Simulation;

@@ -11,6 +11,7 @@
 //! receivers of those it receives.
 
 pub mod model;
+pub(crate) mod sched;
 
 use crate::cc::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};
 use crate::config::NetConfig;
@@ -23,6 +24,7 @@ use crate::qp::{Nic, Qp, RTO_SLOT};
 use crate::transport::{AnyReliability, Receiver, Reliability, RxReply, SendSeq, SoftRx};
 use crate::wire::{Packet, PacketKind, QueueKey, NO_INT};
 use engine::{Delta, EventQueue, Rate, Time};
+use sched::Sendable;
 use workload::FlowSpec;
 
 /// ACK/NACK bytes before padding: PPP 14 + IPv4 20 + 12 B of ACK header,
@@ -111,6 +113,8 @@ impl Qp {
             base_win,
             timeouts: 0,
             rel: AnyReliability::new(&cfg.nic, f.size, line_rate, now),
+            sched: Default::default(),
+            post_at: Time::ZERO,
         }
     }
 }
@@ -118,7 +122,13 @@ impl Qp {
 impl Host<'_> {
     /// Flow `qp` (whose QP was just opened) starts sending.
     pub(crate) fn start(&mut self, qp: u32, cx: &mut Ctx) {
-        self.nic.active.push(qp);
+        let q = &mut self.qps[qp as usize];
+        if let Some(cpu) = &mut self.nic.cpu {
+            // The host posts the connection's first WQE.
+            q.post_at = cpu.run(cx.now, self.cfg.host.post_wqe);
+            cpu.totals.posts += 1;
+        }
+        self.nic.sched.add(qp, q);
         self.try_send(cx);
     }
 
@@ -160,19 +170,16 @@ impl Host<'_> {
                 None => return,
             }
         };
-        let idle = self.port.ctrl.is_empty() && self.has_nothing();
+        let idle = self.port.ctrl.is_empty() && self.has_nothing(cx.now);
         self.port.transmit(id, &pkt, idle, cx);
     }
 
     /// Whether the NIC has nothing to send: no ACK queued and no active QP
     /// with bytes left to send or resend (then `dequeue` returns nothing
     /// and arms no wake-up).
-    fn has_nothing(&self) -> bool {
-        self.nic.acks.is_empty()
-            && self.nic.active.iter().all(|&q| {
-                let qp = &self.qps[q as usize];
-                qp.snd.nxt >= qp.size && qp.rel.retransmission().is_none()
-            })
+    fn has_nothing(&mut self, now: Time) -> bool {
+        let j = Judge::new(self.cfg, self.nic.line_rate, &self.port.fc, now);
+        self.nic.acks.is_empty() && self.nic.sched.nothing_to_send(self.qps, now, &j)
     }
 
     /// Apply whatever a flow-control hook of the port put in the outbox.
@@ -217,7 +224,8 @@ impl Host<'_> {
 
     /// Pick the next frame: ACKs first, then round robin over QPs that have
     /// data, are not paused, not window-bound and whose pacing allows (peer
-    /// `GetNextQindex`). (Inlined into `try_send_one`, its one caller.)
+    /// `GetNextQindex`; the NIC's scheduler, `nic/sched.rs`). (Inlined into
+    /// `try_send_one`, its one caller.)
     #[inline(always)]
     fn dequeue(&mut self, cx: &mut Ctx) -> Option<Packet> {
         let now = cx.now;
@@ -241,63 +249,34 @@ impl Host<'_> {
                 return ack;
             }
         }
-        let n = nic.active.len();
-        let mut chosen = None;
-        let mut earliest = Time::MAX;
-        let mtu = u64::from(cfg.nic.mtu_payload);
-        let header = cfg.nic.data_header + cfg.cc.header_bytes();
-        for i in 1..=n {
-            let idx = (nic.rr_last + i) % n;
-            let qp = &self.qps[nic.active[idx] as usize];
-            // A packet the transport resends goes first; the window and the
-            // transport's own bound hold back only new data.
-            let retx = qp.rel.retransmission().is_some();
-            if !retx && qp.snd.nxt >= qp.size {
-                continue;
-            }
-            // Credit schemes need the frame's size; a retransmission is at
-            // most one MTU (asking for more credit than needed is safe).
-            let next_size = if retx {
-                mtu as u32 + header
-            } else {
-                (qp.size - qp.snd.nxt).min(mtu) as u32 + header
-            };
-            let key = QueueKey::of_flow(qp.pg, nic.active[idx]);
-            if !fc.may_send(now, key, next_size) {
-                continue;
-            }
-            if !retx {
-                if !qp.rel.may_send_new(&qp.snd) {
-                    continue;
+        let j = Judge::new(cfg, nic.line_rate, fc, now);
+        let qp_id = match nic.sched.next(self.qps, now, &j) {
+            Ok(id) => id,
+            Err(earliest) => {
+                if let Some(at) = earliest.filter(|&at| at < nic.wake_at) {
+                    nic.wake_at = at;
+                    cx.q.push(at, Event::NicWake { nic: nic.id });
                 }
-                if let Some(w) = qp.window(cfg.nic.var_win, nic.line_rate) {
-                    if qp.snd.nxt - qp.snd.una >= w {
-                        continue;
-                    }
-                }
+                return None;
             }
-            if qp.next_avail > now {
-                earliest = earliest.min(qp.next_avail);
-                continue;
-            }
-            chosen = Some(idx);
-            break;
-        }
-        let Some(idx) = chosen else {
-            if earliest != Time::MAX && earliest < nic.wake_at {
-                nic.wake_at = earliest;
-                cx.q.push(earliest, Event::NicWake { nic: nic.id });
-            }
-            return None;
         };
-        nic.rr_last = idx;
-        let qp_id = nic.active[idx];
+        let mtu = u64::from(cfg.nic.mtu_payload);
         let int = if cfg.cc.uses_int() {
             cx.int_pool.alloc()
         } else {
             NO_INT
         };
         let qp = &mut self.qps[qp_id as usize];
+        nic.sched.mark(qp_id, qp);
+        if let Some(cpu) = &mut nic.cpu {
+            if qp.rel.at_wqe_start() {
+                // This WQE's packets go; the host polls its send completion
+                // and posts the next WQE.
+                qp.post_at = cpu.run(now, cfg.host.poll_cqe + cfg.host.post_wqe);
+                cpu.totals.posts += 1;
+                cpu.totals.cqes += 1;
+            }
+        }
         let seq = qp.rel.retransmission().unwrap_or(qp.snd.nxt);
         // A packet ends at the MTU, the flow's end, or where the transport
         // says (its WQE's end).
@@ -406,6 +385,7 @@ impl Host<'_> {
             }
             RxReply::Soft(r) => {
                 cx.int_pool.release(pkt.int);
+                self.charge_receive(flow, cx.now);
                 self.soft_rx(pkt.flow, r, cx);
                 return;
             }
@@ -470,6 +450,7 @@ impl Host<'_> {
             cx.int_pool.release(pkt.int);
             return;
         }
+        self.nic.sched.mark(qp_id, qp);
         let newly_acked = pkt.seq.saturating_sub(qp.snd.una);
         let progressed = pkt.seq > qp.snd.una;
         if progressed {
@@ -528,13 +509,7 @@ impl Host<'_> {
     fn finish(&mut self, qp_id: u32, cx: &mut Ctx) {
         self.qps[qp_id as usize].end = Some(cx.now);
         cx.completed.push(qp_id);
-        let nic = &mut *self.nic;
-        if let Some(pos) = nic.active.iter().position(|&q| q == qp_id) {
-            nic.active.remove(pos);
-            if pos <= nic.rr_last && nic.rr_last > 0 {
-                nic.rr_last -= 1;
-            }
-        }
+        self.nic.sched.remove(qp_id, &mut self.qps[qp_id as usize]);
     }
 
     /// What a software receiver (of flow `flow`, received here) asked for:
@@ -545,6 +520,10 @@ impl Host<'_> {
             SoftRx::Nothing => {}
             SoftRx::Timer { at, version } => cx.q.push(at, Event::RxTimer { flow, version }),
             SoftRx::Ack { serial, bytes, cnp } => {
+                if let Some(cpu) = &mut self.nic.cpu {
+                    cpu.run(cx.now, self.cfg.host.build_ack);
+                    cpu.totals.acks_built += 1;
+                }
                 let qp = &self.qps[flow as usize];
                 let ack = Packet {
                     kind: PacketKind::SoftAck,
@@ -571,6 +550,20 @@ impl Host<'_> {
         }
     }
 
+    /// With a host CPU model: the host polls the receive completion of
+    /// each WQE flow `flow`'s receiver (here) took whole since it last
+    /// looked.
+    #[inline]
+    fn charge_receive(&mut self, flow: usize, now: Time) {
+        let Some(cpu) = &mut self.nic.cpu else {
+            return;
+        };
+        for _ in 0..self.rx[flow].poll_completions() {
+            cpu.run(now, self.cfg.host.poll_cqe);
+            cpu.totals.cqes += 1;
+        }
+    }
+
     /// The coalescing timer of flow `flow`'s receiver (here), armed as
     /// `version`.
     pub(crate) fn rx_timer(&mut self, flow: u32, version: u32, cx: &mut Ctx) {
@@ -591,7 +584,12 @@ impl Host<'_> {
         let Some(body) = self.rx[flow].take_soft_ack(pkt.seq) else {
             return;
         };
+        if let Some(cpu) = &mut self.nic.cpu {
+            cpu.run(now, self.cfg.host.parse_ack);
+            cpu.totals.acks_parsed += 1;
+        }
         let qp = &mut self.qps[flow];
+        self.nic.sched.mark(qp_id, qp);
         let (_, rto_at) = qp.rel.on_soft_ack(&mut qp.snd, &body, now);
         if pkt.cnp {
             let mut timers = TimerRequests::default();
@@ -620,6 +618,7 @@ impl Host<'_> {
         if qp.end.is_some() || qp.timer_version[slot] != version {
             return;
         }
+        self.nic.sched.mark(qp_id, qp);
         let mut timers = TimerRequests::default();
         if slot == RTO_SLOT {
             let out = qp.rel.on_timer(&mut qp.snd, qp.size, now, &self.cfg.nic);
@@ -693,7 +692,81 @@ fn arm_rto(qp: &mut Qp, q: &mut EventQueue<Event>, qp_id: u32, at: Time, now: Ti
     );
 }
 
+/// What the NIC's scheduler asks of a QP (`nic/sched.rs`), at `now`.
+struct Judge<'a> {
+    cfg: &'a NetConfig,
+    line_rate: Rate,
+    fc: &'a crate::fc::AnyFc,
+    now: Time,
+    mtu: u64,
+    header: u32,
+}
+
+impl<'a> Judge<'a> {
+    #[inline(always)]
+    fn new(cfg: &'a NetConfig, line_rate: Rate, fc: &'a crate::fc::AnyFc, now: Time) -> Self {
+        Judge {
+            cfg,
+            line_rate,
+            fc,
+            now,
+            mtu: u64::from(cfg.nic.mtu_payload),
+            header: cfg.nic.data_header + cfg.cc.header_bytes(),
+        }
+    }
+}
+
+impl sched::Judge<Qp> for Judge<'_> {
+    #[inline(always)]
+    fn sendable(&self, qp: &Qp) -> Sendable {
+        qp.sendable(self.cfg, self.line_rate)
+    }
+
+    #[inline(always)]
+    fn has_data(&self, qp: &Qp) -> bool {
+        qp.snd.nxt < qp.size || qp.rel.retransmission().is_some()
+    }
+
+    /// Credit schemes need the frame's size; a retransmission is at most
+    /// one MTU (asking for more credit than needed is safe).
+    #[inline(always)]
+    fn may(&self, id: u32, qp: &Qp) -> bool {
+        let next_size = if qp.rel.retransmission().is_some() {
+            self.mtu as u32 + self.header
+        } else {
+            (qp.size - qp.snd.nxt).min(self.mtu) as u32 + self.header
+        };
+        self.fc
+            .may_send(self.now, QueueKey::of_flow(qp.pg, id), next_size)
+    }
+}
+
 impl Qp {
+    /// What the QP may send, flow control aside: it has data (or a
+    /// retransmission), its window and its transport allow new data (they
+    /// hold back only new data), and its pacing allows it at `next_avail`.
+    fn sendable(&self, cfg: &NetConfig, line_rate: Rate) -> Sendable {
+        let retx = self.rel.retransmission().is_some();
+        if !retx {
+            if self.snd.nxt >= self.size {
+                return Sendable::Nothing;
+            }
+            if !self.rel.may_send_new(&self.snd) {
+                return Sendable::Held;
+            }
+            if let Some(w) = self.window(cfg.nic.var_win, line_rate) {
+                if self.snd.nxt - self.snd.una >= w {
+                    return Sendable::Held;
+                }
+            }
+        }
+        // With a host CPU model, a WQE's first packet waits for its post.
+        if self.post_at > self.next_avail && self.rel.at_wqe_start() {
+            return Sendable::At(self.post_at);
+        }
+        Sendable::At(self.next_avail)
+    }
+
     /// Bytes the QP may have in flight, if bounded: its base window (scaled
     /// by rate / line rate with `var_win`, peer `GetWin`) and the CC's own.
     fn window(&self, var_win: bool, line_rate: Rate) -> Option<u64> {

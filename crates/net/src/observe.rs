@@ -238,6 +238,7 @@ impl Simulation {
             pfc_free: crate::transport::pfc_free::PfcFreeTotals::sum(
                 self.qps.iter().map(|q| &q.rel).zip(&self.rx),
             ),
+            host_cpu: self.host_cpu_rows(),
         }
     }
 }
@@ -311,6 +312,42 @@ impl Simulation {
     pub fn take_capture(&mut self) -> Option<CaptureFile> {
         let c = self.cx.capture.take()?;
         Some(c.finish(&mut self.ports, &self.flows, self.cfg.nic.mtu_payload))
+    }
+}
+
+impl Simulation {
+    /// Per host with a CPU model, in node order: its cores' totals and the
+    /// messages it received and sent (a message is sent once its receiver
+    /// has it: the sender's count is the receiver's, by connection).
+    fn host_cpu_rows(&self) -> Vec<crate::results::HostCpuRow> {
+        if self.cfg.host.cores == 0 {
+            return Vec::new();
+        }
+        let mut rows: Vec<crate::results::HostCpuRow> = self
+            .nics
+            .iter()
+            .filter_map(|n| {
+                let cpu = n.cpu.as_ref()?;
+                Some(crate::results::HostCpuRow {
+                    node: self.ports[n.port as usize].node,
+                    cores: self.cfg.host.cores,
+                    totals: cpu.totals,
+                    messages_received: 0,
+                    messages_sent: 0,
+                })
+            })
+            .collect();
+        rows.sort_by_key(|r| r.node);
+        for (q, rx) in self.qps.iter().zip(&self.rx) {
+            let m = rx.messages_received();
+            if let Ok(i) = rows.binary_search_by_key(&q.dst, |r| r.node) {
+                rows[i].messages_received += m;
+            }
+            if let Ok(i) = rows.binary_search_by_key(&q.src, |r| r.node) {
+                rows[i].messages_sent += m;
+            }
+        }
+        rows
     }
 }
 

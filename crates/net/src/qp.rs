@@ -14,14 +14,15 @@ pub(crate) struct Nic {
     pub port: u32,
     pub line_rate: Rate,
     pub acks: Fifo<Packet>,
-    /// QPs with work or unacked data, in creation order (round-robin).
-    pub active: Vec<u32>,
-    pub rr_last: usize,
+    /// Its active QPs, placed for the choice of the next to send.
+    pub sched: crate::nic::sched::QpSched,
     /// Pending pacing wake-up, `Time::MAX` if none.
     pub wake_at: Time,
     /// With a DCQCN fleet: when this NIC last sent a CNP, per flow it
     /// receives (its NP's coalescing).
     pub last_cnp: std::collections::HashMap<u32, Time>,
+    /// The host's cores, with a CPU model (`[host] cores`).
+    pub cpu: Option<Box<crate::host_cpu::HostCpu>>,
 }
 
 #[derive(Debug)]
@@ -48,6 +49,11 @@ pub(crate) struct Qp {
     pub timeouts: u32,
     /// The transport's send state (transport/).
     pub rel: AnyReliability,
+    /// With a host CPU model: when the host has posted the QP's next WQE
+    /// (its first packet waits for it); `Time::ZERO` otherwise.
+    pub post_at: Time,
+    /// Where it stands in its NIC's scheduler.
+    pub sched: crate::nic::sched::QpSlot,
 }
 
 /// Timer slot of the retransmission timeout, after the CC's slots.

@@ -115,6 +115,24 @@ pub struct RunResults {
     /// Per switch with SONiC's buffer model, in node order: what its
     /// buffer did (empty when no switch has it).
     pub sonic: Vec<crate::sonic_buffer::setup::SonicReport>,
+    /// Per host, in node order, with a host CPU model (`[host] cores`):
+    /// what its cores did (empty without one).
+    pub host_cpu: Vec<HostCpuRow>,
+}
+
+/// One host's CPU over a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostCpuRow {
+    /// The host's node.
+    pub node: u32,
+    /// Its cores.
+    pub cores: u32,
+    /// What they did.
+    pub totals: crate::host_cpu::HostCpuTotals,
+    /// Messages (requests) its receivers handed to the application.
+    pub messages_received: u64,
+    /// Messages its connections had acknowledged in full (sent).
+    pub messages_sent: u64,
 }
 
 impl RunResults {

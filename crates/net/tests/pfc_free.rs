@@ -251,3 +251,55 @@ fn the_minimum_chunk_decides_whether_a_large_incast_drops() {
         "4 QPs a client: {g_few:.2} Gb/s"
     );
 }
+
+/// One connection of 4 KB requests with the host CPU model (`[host]`):
+/// `cores` per host, the costs given, the others the defaults.
+fn with_cpu(post_wqe_ns: u64, parse_ack_ns: u64) -> RunResults {
+    let c = PfcFreeConfig {
+        message: 4096,
+        ..PfcFreeConfig::default()
+    };
+    let mut cfg = net(Transport::PfcFree(c), 0.0);
+    cfg.host = rdmasim_net::host_cpu::HostCpuConfig {
+        cores: 1,
+        post_wqe: Delta::from_ns(post_wqe_ns),
+        parse_ack: Delta::from_ns(parse_ack_ns),
+        ..Default::default()
+    };
+    let r = run(vec![flow(0, 4096 * 512, Time::ZERO)], cfg);
+    assert!(r.delivery_failures.is_empty(), "{:?}", r.delivery_failures);
+    r
+}
+
+/// The host CPU limits the rate: a sender whose one core takes longer to
+/// post a WQE than the link takes to send it sends at the core's pace
+/// (at most a WQE per post), and a core busy parsing ACKs delays the
+/// posts behind it; the CPU share and the operation counts are reported
+/// per host.
+#[test]
+fn a_busy_host_cpu_holds_back_the_sender() {
+    let free = with_cpu(0, 0);
+    let cheap = goodput(&free);
+    assert_eq!(free.host_cpu.len(), 2, "a row per host");
+    // 4 KB at 25 Gb/s take 1.3 us on the wire; a post of 4 us is slower.
+    let slow_post = with_cpu(4000, 0);
+    let rows = &slow_post.host_cpu;
+    let sender = rows.iter().find(|r| r.node == 0).unwrap();
+    let receiver = rows.iter().find(|r| r.node == 1).unwrap();
+    let wqes = sender.totals.posts;
+    assert!(wqes >= 512, "a WQE per 4 KB request at least: {wqes}");
+    assert_eq!(receiver.totals.posts, 0, "the server posts no data");
+    assert!(receiver.totals.acks_built > 0 && sender.totals.acks_parsed > 0);
+    assert_eq!(receiver.messages_received, 512);
+    assert_eq!(sender.messages_sent, 512);
+    let bound = 4096.0 * 8.0 / 4000.0; // Gb/s: one 4 KB WQE per 4 us
+    let g = goodput(&slow_post);
+    assert!(g <= bound * 1.01, "{g:.2} Gb/s above the core's {bound:.2}");
+    assert!(g < cheap / 2.0, "{g:.2} against {cheap:.2} Gb/s");
+    // Parsing ACKs on the same core: the posts wait behind it.
+    let slow_parse = goodput(&with_cpu(0, 40_000));
+    assert!(
+        slow_parse < cheap * 0.9,
+        "{slow_parse:.2} against {cheap:.2}"
+    );
+}

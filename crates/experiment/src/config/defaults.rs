@@ -299,6 +299,17 @@ kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selec
 # qp_switch = "{pf_switch}"                # time to move to a backup QP (Bifröst §3.4.2)
 # queue = "{pf_queue}"                   # "lossy" (no PFC) | "lossless" (beside PFC and DCQCN, Bifröst §4.3)
 
+# The hosts' CPU, for the PFC-free transport's software path
+# (docs/pfc-free.md, "The host's CPU"): cores per host, and what each
+# operation costs a core (rdmasim's constants, calibrated against Bifröst
+# Fig. 6b). Outputs: summary.json's host_cpu, hosts.csv.
+[host]
+cores = {host_cores}                         # cores per host; 0: no CPU model
+post_wqe = "{host_post}"               # posting one WQE
+poll_cqe = "{host_poll}"                # polling one completion (send or receive)
+build_ack = "{host_build}"              # building one software ACK (receiver)
+parse_ack = "{host_parse}"              # parsing one software ACK (sender)
+
 [output]
 record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, PFC file); rdmasim's choice
 
@@ -375,6 +386,11 @@ record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, 
         pf_backups = pf.backups,
         pf_switch = fmt_delta(pf.qp_switch),
         pf_queue = pf.queue.name(),
+        host_cores = n.host.cores,
+        host_post = fmt_delta(n.host.post_wqe),
+        host_poll = fmt_delta(n.host.poll_cqe),
+        host_build = fmt_delta(n.host.build_ack),
+        host_parse = fmt_delta(n.host.parse_ack),
     );
     align_comments(&s)
 }

@@ -61,6 +61,9 @@ pub struct ConfigDoc {
     /// `[transport]`.
     #[serde(default)]
     pub transport: TransportSection,
+    /// `[host]`: the hosts' CPU.
+    #[serde(default)]
+    pub host: super::host::HostSection,
     /// `[output]`.
     #[serde(default)]
     pub output: OutputSection,

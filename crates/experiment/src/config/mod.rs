@@ -27,6 +27,7 @@ mod fabric;
 mod fleet;
 #[cfg(test)]
 mod flowsail_tests;
+mod host;
 mod nic;
 mod parse;
 #[cfg(test)]

@@ -1332,3 +1332,38 @@ fn rpc_workload_flows_and_errors() {
         assert!(e.starts_with(want), "{keys}: {e}");
     }
 }
+
+/// `[host]`: off by default; its keys set the host CPU model; a bad value
+/// or the model without the PFC-free transport is an error naming the key
+/// and its line.
+#[test]
+fn host_cpu_keys_defaults_and_errors() {
+    let build = |extra: &str| {
+        let c = parse_config(&format!("{SMALL}{extra}"), "t.toml").unwrap();
+        build_scenario(&c, Path::new("")).unwrap().net.host
+    };
+    let pf = "\n[transport]\nkind = \"pfc_free\"\n";
+    assert_eq!(build(""), net::host_cpu::HostCpuConfig::default());
+    assert_eq!(build("").cores, 0, "no CPU model unless asked");
+    let h = build(&format!(
+        "{pf}[host]\ncores = 8\npost_wqe = \"2us\"\npoll_cqe = \"100ns\"\n\
+         build_ack = \"1us\"\nparse_ack = \"3us\"\n"
+    ));
+    assert_eq!(h.cores, 8);
+    assert_eq!(h.post_wqe, engine::Delta::from_us(2));
+    assert_eq!(h.poll_cqe, engine::Delta::from_ns(100));
+    assert_eq!(h.build_ack, engine::Delta::from_us(1));
+    assert_eq!(h.parse_ack, engine::Delta::from_us(3));
+    // SMALL has 13 lines; [host] is line 15 without [transport].
+    let e = err_of(&format!("{SMALL}\n[host]\ncores = 2\n"));
+    assert!(
+        e.starts_with("t.toml:16: host.cores: the host CPU model costs the PFC-free"),
+        "{e}"
+    );
+    let e = err_of(&format!(
+        "{SMALL}{pf}[host]\ncores = 1\npost_wqe = \"fast\"\n"
+    ));
+    assert!(e.contains("t.toml:19: host.post_wqe"), "{e}");
+    let e = err_of(&format!("{SMALL}{pf}[host]\ncores = 1\nthreads = 2\n"));
+    assert!(e.contains("threads"), "{e}");
+}

@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 
 /// The files a run directory may hold. Only a directory holding nothing
 /// else is ever replaced.
-pub const RUN_FILES: [&str; 10] = [
+pub const RUN_FILES: [&str; 11] = [
     "flows.csv",
+    "hosts.csv",
     "bifrost_trace.csv",
     "ports.csv",
     "summary.json",
@@ -48,6 +49,9 @@ pub(crate) struct RunFiles<'a> {
     /// then has [`PORTS_CSV_SONIC_COLUMNS`].
     pub(crate) sonic: bool,
     pub(crate) capture: Option<&'a net::capture::CaptureFile>,
+    /// Per host with a CPU model (`hosts.csv`; none without one).
+    pub(crate) hosts: &'a [net::HostCpuRow],
+    pub(crate) sim_ns: u64,
 }
 
 /// The header of `bifrost_trace.csv`: per Bifrost port and slot, the
@@ -329,6 +333,11 @@ fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     }
     if let Some(c) = f.capture {
         write_file(&tmp.join("capture.pcapng"), |w| c.write_pcapng(w))?;
+    }
+    if !f.hosts.is_empty() {
+        write_file(&tmp.join("hosts.csv"), |w| {
+            crate::summary::write_hosts_csv(f.hosts, f.sim_ns, w)
+        })?;
     }
     if let Some(ts) = f.timeseries {
         write_file(&tmp.join("timeseries.csv"), |w| {

@@ -75,6 +75,17 @@ pub enum AnyReliability {
 }
 
 impl AnyReliability {
+    /// Whether the next packet starts a WQE the software posts (the
+    /// PFC-free transport's; the hardware transports post none per
+    /// packet).
+    #[inline]
+    pub fn at_wqe_start(&self) -> bool {
+        match self {
+            AnyReliability::PfcFree(r) => r.at_wqe_start(),
+            _ => false,
+        }
+    }
+
     /// The sender of a QP of a flow of `size` bytes created at `now` on a
     /// NIC of `line_rate` configured as `nic`.
     pub fn new(nic: &NicConfig, size: u64, line_rate: Rate, now: Time) -> Self {
@@ -334,6 +345,23 @@ impl Receiver {
         }
     }
 
+    /// Messages a software receiver handed to the application.
+    pub fn messages_received(&self) -> u64 {
+        match self {
+            Receiver::PfcFree(r) => r.stats.messages,
+            _ => 0,
+        }
+    }
+
+    /// Receive completions (WQEs a software receiver took whole) since
+    /// the host last polled.
+    pub fn poll_completions(&mut self) -> u64 {
+        match self {
+            Receiver::PfcFree(r) => r.poll_completions(),
+            _ => 0,
+        }
+    }
+
     /// The body of software ACK `serial`, which just reached the sender.
     pub fn take_soft_ack(&mut self, serial: u64) -> Option<AckBody> {
         match self {
@@ -403,6 +431,7 @@ impl pfc_free::PfcFreeTotals {
                 a.placed += b.placed;
                 a.oos += b.oos;
                 a.duplicates += b.duplicates;
+                a.wqes += b.wqes;
                 a.acks += b.acks;
                 a.acked_entries += b.acked_entries;
             }

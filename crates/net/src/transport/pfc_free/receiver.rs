@@ -45,6 +45,8 @@ pub struct ReceiverStats {
     pub oos: u64,
     /// WQEs received whose data was already there (resent or duplicated).
     pub duplicates: u64,
+    /// WQEs taken whole (receive completions).
+    pub wqes: u64,
     /// ACK frames sent.
     pub acks: u64,
     /// Numbers they acknowledged.
@@ -97,6 +99,8 @@ pub struct PfcFreeReceiver {
     sent: VecDeque<(u64, AckBody)>,
     /// What it counted.
     pub stats: ReceiverStats,
+    /// Receive completions the host has polled (`stats.wqes` so far).
+    polled: u64,
     /// Messages submitted, each id once (checked at the end of a run).
     submitted_twice: u64,
 }
@@ -120,6 +124,7 @@ impl PfcFreeReceiver {
             next_serial: 0,
             sent: VecDeque::new(),
             stats: ReceiverStats::default(),
+            polled: 0,
             submitted_twice: 0,
         }
     }
@@ -177,8 +182,16 @@ impl PfcFreeReceiver {
         self.on_wqe(&h, now)
     }
 
+    /// Receive completions since the host last polled.
+    pub fn poll_completions(&mut self) -> u64 {
+        let n = self.stats.wqes - self.polled;
+        self.polled = self.stats.wqes;
+        n
+    }
+
     /// WQE `h` arrived whole at `now` (its receive completion, T2).
     fn on_wqe(&mut self, h: &WqeHeader, now: Time) -> SoftRx {
+        self.stats.wqes += 1;
         let unit = self.cfg.unit;
         let (entry, ooo) = match h.verb {
             Verb::Write => {

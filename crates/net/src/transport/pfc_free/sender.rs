@@ -348,6 +348,11 @@ impl PfcFreeSender {
         }
     }
 
+    /// Whether the next packet starts a WQE (none is being sent).
+    pub fn at_wqe_start(&self) -> bool {
+        self.cur.is_none()
+    }
+
     /// Whether new data may go now.
     pub fn may_send_new(&self, s: &SendSeq) -> bool {
         if s.nxt >= self.size {
