@@ -111,6 +111,14 @@ impl Qp {
             base_win,
             timeouts: 0,
             rel: AnyReliability::new(&cfg.nic, f.size, line_rate, now),
+            pacer: cfg
+                .dcqcn_fleet
+                .as_ref()
+                .and_then(|fl| crate::cc::BurstPacer::new(fl.burst_of(f.src))),
+            loss_recovery: cfg
+                .dcqcn_fleet
+                .as_ref()
+                .map_or(Delta::ZERO, |fl| fl.loss_recovery_of(f.src)),
         }
     }
 }
@@ -337,7 +345,10 @@ impl Host<'_> {
         } else {
             nic.line_rate
         };
-        qp.next_avail = now + rate.tx_time(u64::from(size));
+        qp.next_avail = match qp.pacer.as_deref_mut() {
+            None => now + rate.tx_time(u64::from(size)),
+            Some(p) => p.next_send(now, u64::from(size), rate, nic.line_rate),
+        };
         qp.last_size = size;
         let p = &mut *self.port;
         p.fc.on_send(now, QueueKey::of(&pkt), size);
@@ -510,6 +521,10 @@ impl Host<'_> {
         qp.cc.on_ack(now, &sample, &mut timers);
         if loss_event {
             qp.cc.on_nack(now, &mut timers);
+            // A Gen1 NIC's firmware takes its time to go back (Azure §2.4).
+            if qp.loss_recovery > Delta::ZERO {
+                qp.next_avail = qp.next_avail.max(now + qp.loss_recovery);
+            }
         }
         let new_rate = qp.cc.rate();
         if new_rate != old_rate && qp.cc.shifts_pacing() {

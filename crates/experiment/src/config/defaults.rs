@@ -186,6 +186,10 @@ resume_offset = "{resume}"           # {PEER} `switch-mmu.cc` (resume at thresho
 # gen2 = [2]
 # gen1_cnp_interval = "{gen1_cnp}"    # DCQCN §3, the NP algorithm (the paper gives none)
 # interop_fix = false
+# gen1_burst = 1                  # packets per rate-limiter burst; 1 = per packet
+#                                 # (Gen1 is per burst, Azure §7.2; no size given)
+# gen2_burst = 1                  # and gen3_burst: 1, or gen1_burst with the fix
+# gen1_loss_recovery = "{gen1_rec}"   # go-back-N after a NACK (Azure §2.4: hundreds of us)
 
 [ecn]
 enabled = {ecn_on}                    # {PEER} ENABLE_QCN
@@ -218,6 +222,7 @@ enabled = {ecn_on}                    # {PEER} ENABLE_QCN
         wd_drop = fmt_delta(wd.drop_interval),
         storm_interval = super::build::DEFAULT_STORM_INTERVAL,
         gen1_cnp = fmt_delta(super::fleet::DEFAULT_GEN1_CNP_INTERVAL),
+        gen1_rec = fmt_delta(super::fleet::DEFAULT_GEN1_LOSS_RECOVERY),
     );
     for t in &n.ecn.thresholds {
         let _ = write!(
