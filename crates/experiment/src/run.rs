@@ -121,7 +121,9 @@ pub fn run_scenario(
     print_notes(&notes[notes_before_run..]);
 
     let records = flow_records(&results);
-    let summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);
+    let mut summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);
+    let messages = crate::messages::message_records(&s.messages, &records);
+    summary.messages = crate::messages::message_summary(&messages);
     let invariant_failures = invariants(&s.net, &results, &summary, n_flows);
 
     if let Some(dir) = out_dir {
@@ -137,6 +139,7 @@ pub fn run_scenario(
             watchdog: s.net.pfc.watchdog.is_some(),
             sonic: s.net.sonic.is_some(),
             capture: capture.as_ref(),
+            messages: (!messages.is_empty()).then_some(messages.as_slice()),
         };
         output::write_run_dir(dir, &files)?;
     }
@@ -432,6 +435,7 @@ fn summarize(
             .as_ref()
             .map(|t| PfcFreeSummary::of(t, results.end_time.ns())),
         sonic_buffer: crate::summary::SonicSwitchSummary::of(results),
+        messages: None,
         engine: EngineStats {
             events: results.events,
             packet_hops: results.packet_hops,

@@ -278,7 +278,8 @@ impl Host<'_> {
                 if !qp.rel.may_send_new(&qp.snd) {
                     continue;
                 }
-                if let Some(w) = qp.window(cfg.nic.var_win, nic.line_rate) {
+                let chunk = cfg.nic.one_chunk_in_flight;
+                if let Some(w) = qp.window(cfg.nic.var_win, chunk, nic.line_rate) {
                     if qp.snd.nxt - qp.snd.una >= w {
                         continue;
                     }
@@ -710,8 +711,24 @@ fn arm_rto(qp: &mut Qp, q: &mut EventQueue<Event>, qp_id: u32, at: Time, now: Ti
 
 impl Qp {
     /// Bytes the QP may have in flight, if bounded: its base window (scaled
-    /// by rate / line rate with `var_win`, peer `GetWin`) and the CC's own.
-    fn window(&self, var_win: bool, line_rate: Rate) -> Option<u64> {
+    /// by rate / line rate with `var_win`, peer `GetWin`), the CC's own,
+    /// and with one chunk in flight what is left of the first unacked
+    /// byte's chunk.
+    #[inline]
+    fn window(&self, var_win: bool, chunk: Option<u64>, line_rate: Rate) -> Option<u64> {
+        let w = self.rate_window(var_win, line_rate);
+        match chunk {
+            None => w,
+            Some(c) => {
+                let left = c - self.snd.una % c;
+                Some(w.map_or(left, |w| w.min(left)))
+            }
+        }
+    }
+
+    /// [`Qp::window`] without chunks.
+    #[inline]
+    fn rate_window(&self, var_win: bool, line_rate: Rate) -> Option<u64> {
         let base = (self.base_win > 0).then(|| {
             if var_win {
                 let w =

@@ -256,6 +256,7 @@ back_to_zero = {btz}              # {PEER} L2_BACK_TO_ZERO
 bdp_window = {bdpw}               # window = BDP; {PEER} HAS_WIN (1 for HPCC/DCTCP in run.py)
 global_t = {gt}                  # base RTT/BDP = maxima over all pairs; {PEER} GLOBAL_T
 var_win = {vw}                   # window x rate / line rate; {PEER} VAR_WIN
+# one_chunk_in_flight = "64KB"    # a QP's next chunk waits for the last one's ACK (Azure §4.1); default off
 rto = "{rto}"                       # go-back-N's retransmission timeout or "off"; rdmasim's choice (the peer has none)
 
 [transport]

@@ -32,6 +32,7 @@ mod ports;
 mod sonic;
 #[cfg(test)]
 mod sonic_tests;
+mod storage;
 #[cfg(test)]
 mod tests;
 pub mod timeseries;

@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 
 /// The files a run directory may hold. Only a directory holding nothing
 /// else is ever replaced.
-pub const RUN_FILES: [&str; 10] = [
+pub const RUN_FILES: [&str; 11] = [
     "flows.csv",
+    "messages.csv",
     "bifrost_trace.csv",
     "ports.csv",
     "summary.json",
@@ -48,6 +49,8 @@ pub(crate) struct RunFiles<'a> {
     /// then has [`PORTS_CSV_SONIC_COLUMNS`].
     pub(crate) sonic: bool,
     pub(crate) capture: Option<&'a net::capture::CaptureFile>,
+    /// Message outcomes, when the workload has messages.
+    pub(crate) messages: Option<&'a [crate::messages::MessageRecord]>,
 }
 
 /// The header of `bifrost_trace.csv`: per Bifrost port and slot, the
@@ -305,6 +308,11 @@ pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), Experime
 
 fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     write_file(&tmp.join("flows.csv"), |w| write_flows_csv(f.records, w))?;
+    if let Some(m) = f.messages {
+        write_file(&tmp.join("messages.csv"), |w| {
+            crate::messages::write_messages_csv(m, w)
+        })?;
+    }
     write_file(&tmp.join("ports.csv"), |w| {
         write_ports_csv_with(f.ports, f.watchdog, f.sonic, w)
     })?;
