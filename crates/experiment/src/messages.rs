@@ -56,10 +56,13 @@ pub fn message_records(messages: &[Message], records: &[FlowRecord]) -> Vec<Mess
         .collect()
 }
 
+/// The header of `messages.csv`.
+pub const MESSAGES_CSV_HEADER: &str = "id,kind,flows,bytes,start_ns,end_ns,mct_ns";
+
 /// `messages.csv`: a header, then one row per message. An unfinished
 /// message has empty `end_ns` and `mct_ns` (NaN in pandas).
 pub fn write_messages_csv(recs: &[MessageRecord], w: &mut impl Write) -> io::Result<()> {
-    writeln!(w, "id,kind,flows,bytes,start_ns,end_ns,mct_ns")?;
+    writeln!(w, "{MESSAGES_CSV_HEADER}")?;
     for r in recs {
         let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         writeln!(

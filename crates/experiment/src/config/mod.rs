@@ -25,7 +25,10 @@ mod doc;
 mod fabric;
 mod fleet;
 #[cfg(test)]
+mod fleet_tests;
+#[cfg(test)]
 mod flowsail_tests;
+mod hosts;
 mod nic;
 mod parse;
 mod ports;
@@ -33,6 +36,8 @@ mod sonic;
 #[cfg(test)]
 mod sonic_tests;
 mod storage;
+#[cfg(test)]
+mod storage_tests;
 #[cfg(test)]
 mod tests;
 pub mod timeseries;

@@ -2,11 +2,12 @@
 //! run.
 
 use super::ctx::{set_keys, Ctx, R};
+use super::hosts::{build_cdf, check_node, host_rates};
 use crate::error::ExperimentError;
 use engine::{InputError, Rate, Time};
 use serde::Deserialize;
 use topo::Topology;
-use workload::{FlowSpec, Message, PoissonSpec, SizeCdf};
+use workload::{FlowSpec, Message, PoissonSpec};
 
 /// Default priority class of generated flows (the peer's `pg`, 3 in its
 /// flow files).
@@ -227,36 +228,6 @@ pub struct WorkloadSection {
     pub extra: Option<Vec<WorkloadSection>>,
 }
 
-/// Each host's link rate.
-pub(super) fn host_rates(topo: &Topology) -> Vec<Option<Rate>> {
-    let mut r = vec![None; topo.n_nodes()];
-    for l in &topo.links {
-        for n in [l.a, l.b] {
-            if topo.is_host(n) {
-                r[n as usize] = Some(l.rate);
-            }
-        }
-    }
-    r
-}
-
-pub(super) fn check_node(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
-    let n = topo.n_nodes() as u32;
-    if node >= n {
-        return Err(cx.err(
-            path,
-            format!(
-                "node {node} does not exist (the topology has {n} nodes, 0-{})",
-                n.saturating_sub(1)
-            ),
-        ));
-    }
-    if !topo.is_host(node) {
-        return Err(cx.err(path, format!("node {node} is a switch, not a host")));
-    }
-    Ok(())
-}
-
 /// The seed of generator `index` (0 = `[workload]`, i = `extra[i-1]`):
 /// the run seed for the first, so its flows match a run without extras;
 /// distinct, fixed derivations for the rest.
@@ -404,8 +375,22 @@ fn build_generator(
     }
     match kind {
         WorkloadKind::Storage => {
+            let keys = super::storage::StorageKeys {
+                load: w.load,
+                replication_load: w.replication_load,
+                reconstruction_load: w.reconstruction_load,
+                write_fraction: w.write_fraction,
+                replicas: w.replicas,
+                degree: w.degree,
+                compute: &w.compute,
+                storage: &w.storage,
+                cdf: &w.cdf,
+                duration: &w.duration,
+                host_rate: &w.host_rate,
+                dport: w.dport,
+            };
             let (flows, m) =
-                super::storage::build_storage(cx, sec, w, topo, seed, pg, start, &why)?;
+                super::storage::build_storage(cx, sec, &keys, topo, seed, pg, start, &why)?;
             *messages = m;
             Ok(flows)
         }
@@ -800,24 +785,6 @@ fn hosts_rate_load(
         }
     }
     Ok((hosts, host_rate, load))
-}
-
-pub(super) fn build_cdf(cx: &Ctx<'_>, path: &str, v: &str) -> R<SizeCdf> {
-    if let Some(c) = SizeCdf::builtin(v) {
-        return Ok(c);
-    }
-    let p = cx.resolve(v);
-    if !p.is_file() {
-        return Err(cx.err(
-            path,
-            format!(
-                "'{v}' is neither a built-in CDF ({}) nor a CDF file ('{}' does not exist)",
-                SizeCdf::BUILTIN_NAMES.join(", "),
-                p.display()
-            ),
-        ));
-    }
-    Ok(workload::load_cdf(&p)?)
 }
 
 /// The lines of a peer flow file after the `count` flows its header
