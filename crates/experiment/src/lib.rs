@@ -11,8 +11,8 @@
 //! `tests/module_graph.rs` keeps it so): [`config`] (the TOML config, a
 //! file per section), [`peer_config`] (the peer's `config.txt`),
 //! [`convert`] (the peer's config as rdmasim's TOML),
-//! [`scenario`], [`run`], [`summary`] and [`output`] (running and writing a
-//! run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
+//! [`scenario`], [`run`], [`summary`], [`messages`] and [`output`] (running
+//! and writing a run), [`analyze`] (`rdmasim analyze`), [`sweep`] (sweeps and their
 //! reports), [`bench`](mod@bench), [`buffer`] (the buffer calculator), [`compare`] (`rdmasim compare`); below them
 //! [`fmt`] (every number format), `locate` (lines of TOML keys), `suggest`
 //! (the key meant by a misspelt one), `error` and `procstat`. Modules name what they use by its own module, never by
@@ -29,6 +29,7 @@ mod error;
 pub mod fmt;
 pub mod headroom_plan;
 mod locate;
+pub mod messages;
 pub mod output;
 pub mod peer_config;
 mod procstat;

@@ -163,6 +163,8 @@ pub fn run_scenario(
     let records = flow_records(&results);
     let mut summary = summarize(&s.name, &s.net, &results, &records, wall, cpu_s, &notes);
     engine_parallel(&mut summary.engine, &par);
+    let messages = crate::messages::message_records(&s.messages, &records);
+    summary.messages = crate::messages::message_summary(&messages);
     let invariant_failures = invariants(&s.net, &results, &summary, n_flows);
 
     if let Some(dir) = out_dir {
@@ -180,6 +182,7 @@ pub fn run_scenario(
             capture: capture.as_ref(),
             hosts: &results.host_cpu,
             sim_ns: results.end_time.ns(),
+            messages: (!messages.is_empty()).then_some(messages.as_slice()),
         };
         output::write_run_dir(dir, &files)?;
     }
@@ -476,6 +479,7 @@ fn summarize(
             .map(|t| PfcFreeSummary::of(t, results.end_time.ns())),
         sonic_buffer: crate::summary::SonicSwitchSummary::of(results),
         host_cpu: crate::summary::HostCpuSummary::of(&results.host_cpu, results.end_time.ns()),
+        messages: None,
         engine: EngineStats {
             events: results.events,
             packet_hops: results.packet_hops,

@@ -26,6 +26,10 @@ pub struct Scenario {
     /// its count): the first of the run's notes ([`crate::run::RunReport::notes`]),
     /// printed before it starts when [`RunOptions::print_notes`] is set.
     pub notes: Vec<String>,
+    /// Messages of several flows each (a storage workload's), by flow id;
+    /// empty when the workload has none. Their completion times go to
+    /// `messages.csv` and `summary.json`.
+    pub messages: Vec<workload::Message>,
 }
 
 /// Where to write the peer's own output files (its `FCT_OUTPUT_FILE` and

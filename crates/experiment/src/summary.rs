@@ -40,6 +40,10 @@ pub struct Summary {
     /// any (`[buffer] model = "sonic"`); not written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sonic_buffer: Option<Vec<SonicSwitchSummary>>,
+    /// Message completion times by kind, then `all`, when the workload
+    /// has messages (a storage workload's); not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<crate::messages::MessageStats>>,
     /// What the simulation cost.
     pub engine: EngineStats,
     /// The run's notes ([`crate::run::RunReport::notes`]), which the CLI prints as it

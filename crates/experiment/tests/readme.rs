@@ -10,6 +10,10 @@ fn readme_lists_every_run_csv_header_verbatim() {
         ("flows.csv", stats::FLOWS_CSV_HEADER),
         ("ports.csv", rdmasim_experiment::output::PORTS_CSV_HEADER),
         (
+            "messages.csv",
+            rdmasim_experiment::messages::MESSAGES_CSV_HEADER,
+        ),
+        (
             "timeseries.csv",
             rdmasim_experiment::output::timeseries::PORTS_HEADER,
         ),

@@ -182,6 +182,11 @@ pub struct NicConfig {
     pub global_t: bool,
     /// Scale the window by rate / line rate (`VAR_WIN`).
     pub var_win: bool,
+    /// One chunk in flight per connection (Azure §4.1, the storage
+    /// protocol's static flow control): a message is cut into chunks of
+    /// this many bytes, and a QP sends a chunk's first byte only once every
+    /// byte of the chunk before is acknowledged. `None` = off.
+    pub one_chunk_in_flight: Option<u64>,
     /// Retransmission timeout: with no ACK progress for this long, go back
     /// to the first unacked byte. `None` = no timeout, as the peer (a lost
     /// tail packet then stalls its flow). Default 1 ms (rdmasim's choice).

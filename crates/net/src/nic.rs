@@ -115,6 +115,14 @@ impl Qp {
             rel: AnyReliability::new(&cfg.nic, f.size, line_rate, now),
             sched: Default::default(),
             post_at: Time::ZERO,
+            pacer: cfg
+                .dcqcn_fleet
+                .as_ref()
+                .and_then(|fl| crate::cc::BurstPacer::new(fl.burst_of(f.src))),
+            loss_recovery: cfg
+                .dcqcn_fleet
+                .as_ref()
+                .map_or(Delta::ZERO, |fl| fl.loss_recovery_of(f.src)),
         }
     }
 }
@@ -316,7 +324,10 @@ impl Host<'_> {
         } else {
             nic.line_rate
         };
-        qp.next_avail = now + rate.tx_time(u64::from(size));
+        qp.next_avail = match qp.pacer.as_deref_mut() {
+            None => now + rate.tx_time(u64::from(size)),
+            Some(p) => p.next_send(now, u64::from(size), rate, nic.line_rate),
+        };
         qp.last_size = size;
         let p = &mut *self.port;
         p.fc.on_send(now, QueueKey::of(&pkt), size);
@@ -491,6 +502,10 @@ impl Host<'_> {
         qp.cc.on_ack(now, &sample, &mut timers);
         if loss_event {
             qp.cc.on_nack(now, &mut timers);
+            // A Gen1 NIC's firmware takes its time to go back (Azure §2.4).
+            if qp.loss_recovery > Delta::ZERO {
+                qp.next_avail = qp.next_avail.max(now + qp.loss_recovery);
+            }
         }
         let new_rate = qp.cc.rate();
         if new_rate != old_rate && qp.cc.shifts_pacing() {
@@ -754,7 +769,7 @@ impl Qp {
             if !self.rel.may_send_new(&self.snd) {
                 return Sendable::Held;
             }
-            if let Some(w) = self.window(cfg.nic.var_win, line_rate) {
+            if let Some(w) = self.window(cfg.nic.var_win, cfg.nic.one_chunk_in_flight, line_rate) {
                 if self.snd.nxt - self.snd.una >= w {
                     return Sendable::Held;
                 }
@@ -768,8 +783,24 @@ impl Qp {
     }
 
     /// Bytes the QP may have in flight, if bounded: its base window (scaled
-    /// by rate / line rate with `var_win`, peer `GetWin`) and the CC's own.
-    fn window(&self, var_win: bool, line_rate: Rate) -> Option<u64> {
+    /// by rate / line rate with `var_win`, peer `GetWin`), the CC's own,
+    /// and with one chunk in flight what is left of the first unacked
+    /// byte's chunk.
+    #[inline]
+    fn window(&self, var_win: bool, chunk: Option<u64>, line_rate: Rate) -> Option<u64> {
+        let w = self.rate_window(var_win, line_rate);
+        match chunk {
+            None => w,
+            Some(c) => {
+                let left = c - self.snd.una % c;
+                Some(w.map_or(left, |w| w.min(left)))
+            }
+        }
+    }
+
+    /// [`Qp::window`] without chunks.
+    #[inline]
+    fn rate_window(&self, var_win: bool, line_rate: Rate) -> Option<u64> {
         let base = (self.base_win > 0).then(|| {
             if var_win {
                 let w =

@@ -384,7 +384,7 @@ impl Part {
         self.nics.iter().any(|&n| {
             let nic = &sim.nics[n as usize];
             let rate = sim.ports[nic.port as usize].rate;
-            nic.active.iter().any(|&q| {
+            nic.sched.active().any(|q| {
                 let qp = &sim.qps[q as usize];
                 qp.end.is_none() && rate.tx_time(qp.size.saturating_sub(qp.snd.max_sent)) > l
             })

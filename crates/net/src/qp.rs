@@ -54,6 +54,12 @@ pub(crate) struct Qp {
     pub post_at: Time,
     /// Where it stands in its NIC's scheduler.
     pub sched: crate::nic::sched::QpSlot,
+    /// The rate limiter of a NIC generation that paces per burst
+    /// (`cc/dcqcn_gen.rs`); none: per packet.
+    pub pacer: Option<Box<crate::cc::BurstPacer>>,
+    /// How long go-back-N waits after a NACK before resending (a Gen1
+    /// NIC's firmware, `cc/dcqcn_gen.rs`); zero for every other NIC.
+    pub loss_recovery: engine::Delta,
 }
 
 /// Timer slot of the retransmission timeout, after the CC's slots.

@@ -625,59 +625,6 @@ pub fn queue(runs: &[PathBuf], sel: PortSel, c: &Common) -> Result<(), Experimen
     render(&time_figure(title, "Queue length (KB)", lines), c)
 }
 
-/// One number per run against an axis of a sweep: a line per series
-/// (`(label, points)`), x on a log scale when `log_x` (e.g. request sizes
-/// in bytes, written as sizes), y from 0.
-pub fn series(
-    series: Vec<(String, Vec<(f64, f64)>)>,
-    xlabel: &str,
-    ylabel: &str,
-    log_x: bool,
-    c: &Common,
-) -> Result<(), ExperimentError> {
-    let lines: Vec<Line> = series
-        .into_iter()
-        .enumerate()
-        .map(|(i, (label, points))| Line {
-            label: Some(label),
-            color: i,
-            dashed: false,
-            points,
-        })
-        .collect();
-    let (xlo, xhi) = bounds(
-        lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)),
-        log_x,
-    );
-    let ymax = lines
-        .iter()
-        .flat_map(|l| l.points.iter().map(|p| p.1))
-        .filter(|y| y.is_finite())
-        .fold(0.0f64, f64::max);
-    let fig = Figure {
-        title: c.title.clone().unwrap_or_else(|| ylabel.to_string()),
-        x: Axis {
-            label: xlabel.into(),
-            lo: xlo,
-            hi: xhi,
-            log: log_x,
-            fmt: if log_x { Fmt::Bytes } else { Fmt::Plain },
-        },
-        y: Axis {
-            label: ylabel.into(),
-            lo: 0.0,
-            hi: if ymax > 0.0 { ymax * 1.08 } else { 1.0 },
-            log: false,
-            fmt: Fmt::Plain,
-        },
-        lines,
-        bars: Vec::new(),
-        rows: Vec::new(),
-        legend: Corner::LowerRight,
-    };
-    render(&fig, c)
-}
-
 /// What one port sent over time (Gb/s, averaged over each sampling
 /// interval), one line per run.
 pub fn throughput(runs: &[PathBuf], sel: PortSel, c: &Common) -> Result<(), ExperimentError> {

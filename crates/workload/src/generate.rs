@@ -443,12 +443,31 @@ where
     all
 }
 
+/// The order of every flow list: by start, then source.
+fn order_key(f: &FlowSpec) -> (Time, u32) {
+    (f.start, f.src)
+}
+
 /// Stable-sort `flows` by `(start, src)` and set their ids to 0, 1, ...
 pub fn sort_and_number(flows: &mut [FlowSpec]) {
-    flows.sort_by_key(|f| (f.start, f.src));
+    flows.sort_by_key(order_key);
     for (i, f) in flows.iter_mut().enumerate() {
         f.id = i as u32;
     }
+}
+
+/// [`sort_and_number`] for flows that carry a tag each (what they belong
+/// to): the flows in the same order, and their tags in that order.
+pub fn sort_and_number_tagged<T>(mut flows: Vec<(FlowSpec, T)>) -> (Vec<FlowSpec>, Vec<T>) {
+    flows.sort_by_key(|(f, _)| order_key(f));
+    flows
+        .into_iter()
+        .enumerate()
+        .map(|(i, (mut f, t))| {
+            f.id = i as u32;
+            (f, t)
+        })
+        .unzip()
 }
 
 #[cfg(test)]

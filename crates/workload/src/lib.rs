@@ -1,13 +1,15 @@
-//! Workloads: flow lists from generators (Poisson over a size CDF, incast)
-//! and from the peer's flow-file format.
+//! Workloads: flow lists from generators (Poisson over a size CDF, incast,
+//! storage messages of several flows) and from the peer's flow-file format.
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 mod cdf;
 mod generate;
 mod peer;
 mod rpc;
+mod storage;
 
 pub use cdf::{load_cdf, parse_cdf, SizeCdf};
+pub use generate::sort_and_number_tagged;
 pub use generate::{
     bulk, incast, incast_background, merge, poisson, poisson_to, probes, sort_and_number,
     IncastBackgroundSpec, PoissonSpec, ENDLESS, INCAST_STREAM_KIND, MAX_FLOWS, POISSON_STREAM_KIND,
@@ -19,6 +21,7 @@ pub use peer::{
     StartTimes,
 };
 pub use rpc::rpc_clients;
+pub use storage::{storage, Message, MessageKind, StorageSpec, STORAGE_STREAM_KIND};
 
 use engine::Time;
 

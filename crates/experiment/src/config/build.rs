@@ -66,7 +66,7 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         )));
     };
     let mut notes = Vec::new();
-    let flows = build_workload(&cx, ws, &topo, seed, &mut notes)?;
+    let (flows, messages) = build_workload(&cx, ws, &topo, seed, &mut notes)?;
 
     let mut net = NetConfig {
         seed,
@@ -156,6 +156,7 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         record_pfc: doc.output.record_pfc.unwrap_or(false),
         peer_outputs: None,
         notes,
+        messages,
     })
 }
 

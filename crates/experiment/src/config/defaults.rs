@@ -194,6 +194,10 @@ resume_offset = "{resume}"           # {PEER} `switch-mmu.cc` (resume at thresho
 # gen2 = [2]
 # gen1_cnp_interval = "{gen1_cnp}"    # DCQCN §3, the NP algorithm (the paper gives none)
 # interop_fix = false
+# gen1_burst = 1                  # packets per rate-limiter burst; 1 = per packet
+#                                 # (Gen1 is per burst, Azure §7.2; no size given)
+# gen2_burst = 1                  # and gen3_burst: 1, or gen1_burst with the fix
+# gen1_loss_recovery = "{gen1_rec}"   # go-back-N after a NACK (Azure §2.4: hundreds of us)
 
 [ecn]
 enabled = {ecn_on}                    # {PEER} ENABLE_QCN
@@ -226,6 +230,7 @@ enabled = {ecn_on}                    # {PEER} ENABLE_QCN
         wd_drop = fmt_delta(wd.drop_interval),
         storm_interval = super::build::DEFAULT_STORM_INTERVAL,
         gen1_cnp = fmt_delta(super::fleet::DEFAULT_GEN1_CNP_INTERVAL),
+        gen1_rec = fmt_delta(super::fleet::DEFAULT_GEN1_LOSS_RECOVERY),
     );
     for t in &n.ecn.thresholds {
         let _ = write!(
@@ -259,6 +264,7 @@ back_to_zero = {btz}              # {PEER} L2_BACK_TO_ZERO
 bdp_window = {bdpw}               # window = BDP; {PEER} HAS_WIN (1 for HPCC/DCTCP in run.py)
 global_t = {gt}                  # base RTT/BDP = maxima over all pairs; {PEER} GLOBAL_T
 var_win = {vw}                   # window x rate / line rate; {PEER} VAR_WIN
+# one_chunk_in_flight = "64KB"    # a QP's next chunk waits for the last one's ACK (Azure §4.1); default off
 rto = "{rto}"                       # go-back-N's retransmission timeout or "off"; rdmasim's choice (the peer has none)
 
 [transport]

@@ -11,6 +11,11 @@ use serde::Deserialize;
 /// gives none).
 pub(super) const DEFAULT_GEN1_CNP_INTERVAL: Delta = Delta::from_us(50);
 
+/// Default Gen1 go-back-N recovery time after a NACK: Azure §2.4 measured
+/// "hundreds of microseconds" to recover a lost packet on Gen1; 200 µs is
+/// rdmasim's choice in that range.
+pub(super) const DEFAULT_GEN1_LOSS_RECOVERY: Delta = Delta::from_us(200);
+
 /// `[dcqcn_fleet]`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,6 +30,15 @@ pub struct DcqcnFleetSection {
     pub gen1_cnp_interval: Option<String>,
     /// The interoperability fix on Gen2/3.
     pub interop_fix: Option<bool>,
+    /// Packets per burst of Gen1's rate limiter (1: per packet).
+    pub gen1_burst: Option<i64>,
+    /// Packets per burst of Gen2's rate limiter (default 1, or Gen1's with
+    /// the fix).
+    pub gen2_burst: Option<i64>,
+    /// As `gen2_burst`, for Gen3.
+    pub gen3_burst: Option<i64>,
+    /// Gen1's go-back-N recovery time after a NACK.
+    pub gen1_loss_recovery: Option<String>,
 }
 
 pub(super) fn build_fleet(
@@ -60,10 +74,36 @@ pub(super) fn build_fleet(
         Some(v) => cx.positive_time("dcqcn_fleet.gen1_cnp_interval", v)?,
         None => DEFAULT_GEN1_CNP_INTERVAL,
     };
+    let interop_fix = s.interop_fix.unwrap_or(false);
+    let burst = |key: &str, v: Option<i64>, default: u32| -> R<u32> {
+        match v {
+            None => Ok(default),
+            Some(n) if (1..=i64::from(u16::MAX)).contains(&n) => Ok(n as u32),
+            Some(n) => Err(cx.err(
+                &format!("dcqcn_fleet.{key}"),
+                format!("{n} packets per burst: must be 1 (per packet) to 65535"),
+            )),
+        }
+    };
+    // The paper gives no burst size: per packet unless set. The fix turns
+    // Gen1's per-burst limiting on at Gen2/3 (Azure §7.2).
+    let gen1_burst = burst("gen1_burst", s.gen1_burst, 1)?;
+    let fixed = if interop_fix { gen1_burst } else { 1 };
+    let burst_packets = [
+        gen1_burst,
+        burst("gen2_burst", s.gen2_burst, fixed)?,
+        burst("gen3_burst", s.gen3_burst, fixed)?,
+    ];
+    let gen1_loss_recovery = match &s.gen1_loss_recovery {
+        Some(v) => cx.time("dcqcn_fleet.gen1_loss_recovery", v)?,
+        None => DEFAULT_GEN1_LOSS_RECOVERY,
+    };
     net.dcqcn_fleet = Some(DcqcnFleet {
         hosts,
         gen1_cnp_interval,
-        interop_fix: s.interop_fix.unwrap_or(false),
+        interop_fix,
+        burst_packets,
+        gen1_loss_recovery,
     });
     Ok(())
 }

@@ -26,8 +26,11 @@ mod engine;
 mod fabric;
 mod fleet;
 #[cfg(test)]
+mod fleet_tests;
+#[cfg(test)]
 mod flowsail_tests;
 mod host;
+mod hosts;
 mod nic;
 mod parse;
 #[cfg(test)]
@@ -36,6 +39,9 @@ mod ports;
 mod sonic;
 #[cfg(test)]
 mod sonic_tests;
+mod storage;
+#[cfg(test)]
+mod storage_tests;
 #[cfg(test)]
 mod tests;
 pub mod timeseries;

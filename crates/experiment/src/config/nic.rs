@@ -39,6 +39,8 @@ pub struct NicSection {
     pub global_t: Option<bool>,
     /// Scale the window by rate / line rate (VAR_WIN).
     pub var_win: Option<bool>,
+    /// One chunk of this size in flight per QP; default off.
+    pub one_chunk_in_flight: Option<String>,
     /// Retransmission timeout, a duration or "off".
     pub rto: Option<String>,
 }
@@ -190,6 +192,9 @@ pub(super) fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<
     }
     if let Some(v) = s.var_win {
         n.var_win = v;
+    }
+    if let Some(v) = &s.one_chunk_in_flight {
+        n.one_chunk_in_flight = Some(cx.positive_bytes("nic.one_chunk_in_flight", v)?);
     }
     if let Some(v) = &s.rto {
         n.rto = if v == "off" {

@@ -2,11 +2,12 @@
 //! run.
 
 use super::ctx::{set_keys, Ctx, R};
+use super::hosts::{build_cdf, check_node, host_rates};
 use crate::error::ExperimentError;
 use engine::{InputError, Rate, Time};
 use serde::Deserialize;
 use topo::Topology;
-use workload::{FlowSpec, PoissonSpec, SizeCdf};
+use workload::{FlowSpec, Message, PoissonSpec};
 
 /// Default priority class of generated flows (the peer's `pg`, 3 in its
 /// flow files).
@@ -52,6 +53,9 @@ pub enum WorkloadKind {
     /// N-to-1 incast events at Poisson times, flow sizes uniform in a
     /// range (FlowSail §VI-B's background).
     IncastBackground,
+    /// Storage messages: frontend I/O, replication fan-out and
+    /// reconstruction incast (Azure §2.2; `config/storage.rs`).
+    Storage,
 }
 
 impl WorkloadKind {
@@ -64,6 +68,7 @@ impl WorkloadKind {
             WorkloadKind::Rpc => "rpc",
             WorkloadKind::File => "file",
             WorkloadKind::IncastBackground => "incast_background",
+            WorkloadKind::Storage => "storage",
         }
     }
     fn keys(self) -> &'static [&'static str] {
@@ -118,6 +123,22 @@ impl WorkloadKind {
                 "pg",
                 "dport",
             ],
+            WorkloadKind::Storage => &[
+                "load",
+                "replication_load",
+                "reconstruction_load",
+                "write_fraction",
+                "replicas",
+                "degree",
+                "compute",
+                "storage",
+                "cdf",
+                "duration",
+                "start",
+                "host_rate",
+                "pg",
+                "dport",
+            ],
         }
     }
 }
@@ -139,8 +160,21 @@ pub struct WorkloadSection {
     /// `load_on`, the incast's load as this share of `[workload]`'s, on
     /// the same base (FlowSail §VI-B: 0.1).
     pub share: Option<f64>,
-    /// incast_background: senders per event; default 50.
+    /// incast_background: senders per event; default 50. storage: the
+    /// fragments a reconstruction reads.
     pub degree: Option<u32>,
+    /// storage: replication's offered load.
+    pub replication_load: Option<f64>,
+    /// storage: reconstruction's offered load.
+    pub reconstruction_load: Option<f64>,
+    /// storage: share of frontend I/O that writes.
+    pub write_fraction: Option<f64>,
+    /// storage: copies per replication.
+    pub replicas: Option<u32>,
+    /// storage: the compute hosts; default all.
+    pub compute: Option<Vec<u32>>,
+    /// storage: the storage hosts; default all.
+    pub storage: Option<Vec<u32>>,
     /// incast_background: smallest flow; default 50KB.
     pub min_size: Option<String>,
     /// incast_background: largest flow; default 200KB.
@@ -194,36 +228,6 @@ pub struct WorkloadSection {
     pub extra: Option<Vec<WorkloadSection>>,
 }
 
-/// Each host's link rate.
-fn host_rates(topo: &Topology) -> Vec<Option<Rate>> {
-    let mut r = vec![None; topo.n_nodes()];
-    for l in &topo.links {
-        for n in [l.a, l.b] {
-            if topo.is_host(n) {
-                r[n as usize] = Some(l.rate);
-            }
-        }
-    }
-    r
-}
-
-fn check_node(cx: &Ctx<'_>, path: &str, topo: &Topology, node: u32) -> R<()> {
-    let n = topo.n_nodes() as u32;
-    if node >= n {
-        return Err(cx.err(
-            path,
-            format!(
-                "node {node} does not exist (the topology has {n} nodes, 0-{})",
-                n.saturating_sub(1)
-            ),
-        ));
-    }
-    if !topo.is_host(node) {
-        return Err(cx.err(path, format!("node {node} is a switch, not a host")));
-    }
-    Ok(())
-}
-
 /// The seed of generator `index` (0 = `[workload]`, i = `extra[i-1]`):
 /// the run seed for the first, so its flows match a run without extras;
 /// distinct, fixed derivations for the rest.
@@ -235,15 +239,17 @@ fn generator_seed(seed: u64, index: usize) -> u64 {
     }
 }
 
-/// The flows of `[workload]` and its extras, sorted by start; what the user
-/// should know about them goes to `notes`.
+/// The flows of `[workload]` and its extras, sorted by start, and the
+/// messages of storage generators (by flow id); what the user should know
+/// about them goes to `notes`.
 pub(super) fn build_workload(
     cx: &Ctx<'_>,
     w: &WorkloadSection,
     topo: &Topology,
     seed: u64,
     notes: &mut Vec<String>,
-) -> R<Vec<FlowSpec>> {
+) -> R<(Vec<FlowSpec>, Vec<Message>)> {
+    let mut msgs = vec![Vec::new()];
     let mut lists = vec![build_generator(
         cx,
         "workload",
@@ -252,6 +258,7 @@ pub(super) fn build_workload(
         topo,
         generator_seed(seed, 0),
         notes,
+        &mut msgs[0],
     )?];
     let mut total = lists[0].len();
     for (i, e) in w.extra.iter().flatten().enumerate() {
@@ -262,6 +269,7 @@ pub(super) fn build_workload(
                 "extra generators go in [[workload.extra]] only, not inside one",
             ));
         }
+        msgs.push(Vec::new());
         lists.push(build_generator(
             cx,
             &path,
@@ -270,6 +278,7 @@ pub(super) fn build_workload(
             topo,
             generator_seed(seed, i + 1),
             notes,
+            &mut msgs[i + 1],
         )?);
         // Each generator is bounded; so is their sum.
         total += lists[i + 1].len();
@@ -284,13 +293,54 @@ pub(super) fn build_workload(
             ));
         }
     }
+    if msgs.iter().any(|m| !m.is_empty()) {
+        return Ok(merge_messages(lists, msgs));
+    }
     let sorted = |l: &[FlowSpec]| l.windows(2).all(|w| w[0].start <= w[1].start);
     if lists.len() == 1 && sorted(&lists[0]) {
-        return Ok(lists.pop().unwrap_or_default());
+        return Ok((lists.pop().unwrap_or_default(), Vec::new()));
     }
-    Ok(workload::merge(lists))
+    Ok((workload::merge(lists), Vec::new()))
 }
 
+/// [`workload::merge`] of `lists` whose messages `msgs` (one list each,
+/// naming flows by their index in it) follow their flows to their new ids;
+/// the messages numbered in arrival order, generators' in theirs.
+fn merge_messages(
+    lists: Vec<Vec<FlowSpec>>,
+    msgs: Vec<Vec<Message>>,
+) -> (Vec<FlowSpec>, Vec<Message>) {
+    let mut all: Vec<Message> = Vec::new();
+    let mut tagged: Vec<(FlowSpec, u32)> = Vec::new();
+    for (list, ms) in lists.into_iter().zip(msgs) {
+        let mut owner = vec![u32::MAX; list.len()];
+        for m in ms {
+            for &f in &m.flows {
+                owner[f as usize] = all.len() as u32;
+            }
+            all.push(Message {
+                flows: Vec::new(),
+                ..m
+            });
+        }
+        tagged.extend(list.into_iter().zip(owner));
+    }
+    let (flows, owner) = workload::sort_and_number_tagged(tagged);
+    for (f, &m) in flows.iter().zip(&owner) {
+        if m != u32::MAX {
+            all[m as usize].flows.push(f.id);
+        }
+    }
+    all.sort_by_key(|m| m.start);
+    for (i, m) in all.iter_mut().enumerate() {
+        m.id = i as u32;
+    }
+    (flows, all)
+}
+
+/// The flows of one generator; a storage generator's messages (their flow
+/// ids this list's) go to `messages`.
+#[allow(clippy::too_many_arguments)]
 fn build_generator(
     cx: &Ctx<'_>,
     sec: &str,
@@ -299,11 +349,13 @@ fn build_generator(
     topo: &Topology,
     seed: u64,
     notes: &mut Vec<String>,
+    messages: &mut Vec<Message>,
 ) -> R<Vec<FlowSpec>> {
     let kind = cx.required(&w.kind, &format!("{sec}.kind"), &format!("[{sec}]"))?;
     let set = set_keys!(w; load, load_on, share, degree, min_size, max_size, cdf, duration, start, hosts,
         dsts, host_rate, senders, senders_count, receiver, size, flows, interval, path, start_times,
-        pg, dport, clients, clients_count, server, qps);
+        pg, dport, clients, clients_count, server, qps, replication_load, reconstruction_load,
+        write_fraction, replicas, compute, storage);
     cx.only_keys(sec, kind.name(), &set, kind.keys())?;
     let key = |k: &str| format!("{sec}.{k}");
     let why = format!("kind = \"{}\"", kind.name());
@@ -322,6 +374,26 @@ fn build_generator(
         ));
     }
     match kind {
+        WorkloadKind::Storage => {
+            let keys = super::storage::StorageKeys {
+                load: w.load,
+                replication_load: w.replication_load,
+                reconstruction_load: w.reconstruction_load,
+                write_fraction: w.write_fraction,
+                replicas: w.replicas,
+                degree: w.degree,
+                compute: &w.compute,
+                storage: &w.storage,
+                cdf: &w.cdf,
+                duration: &w.duration,
+                host_rate: &w.host_rate,
+                dport: w.dport,
+            };
+            let (flows, m) =
+                super::storage::build_storage(cx, sec, &keys, topo, seed, pg, start, &why)?;
+            *messages = m;
+            Ok(flows)
+        }
         WorkloadKind::Poisson => {
             // `load` first, as its errors always came first.
             let load = cx.required(&w.load, &key("load"), &why)?;
@@ -713,24 +785,6 @@ fn hosts_rate_load(
         }
     }
     Ok((hosts, host_rate, load))
-}
-
-fn build_cdf(cx: &Ctx<'_>, path: &str, v: &str) -> R<SizeCdf> {
-    if let Some(c) = SizeCdf::builtin(v) {
-        return Ok(c);
-    }
-    let p = cx.resolve(v);
-    if !p.is_file() {
-        return Err(cx.err(
-            path,
-            format!(
-                "'{v}' is neither a built-in CDF ({}) nor a CDF file ('{}' does not exist)",
-                SizeCdf::BUILTIN_NAMES.join(", "),
-                p.display()
-            ),
-        ));
-    }
-    Ok(workload::load_cdf(&p)?)
 }
 
 /// The lines of a peer flow file after the `count` flows its header

@@ -18,9 +18,10 @@ use std::path::{Path, PathBuf};
 
 /// The files a run directory may hold. Only a directory holding nothing
 /// else is ever replaced.
-pub const RUN_FILES: [&str; 11] = [
+pub const RUN_FILES: [&str; 12] = [
     "flows.csv",
     "hosts.csv",
+    "messages.csv",
     "bifrost_trace.csv",
     "ports.csv",
     "summary.json",
@@ -52,6 +53,8 @@ pub(crate) struct RunFiles<'a> {
     /// Per host with a CPU model (`hosts.csv`; none without one).
     pub(crate) hosts: &'a [net::HostCpuRow],
     pub(crate) sim_ns: u64,
+    /// Message outcomes, when the workload has messages.
+    pub(crate) messages: Option<&'a [crate::messages::MessageRecord]>,
 }
 
 /// The header of `bifrost_trace.csv`: per Bifrost port and slot, the
@@ -309,6 +312,11 @@ pub(crate) fn write_run_dir(dir: &Path, f: &RunFiles<'_>) -> Result<(), Experime
 
 fn fill_dir(tmp: &Path, f: &RunFiles<'_>) -> Result<(), ExperimentError> {
     write_file(&tmp.join("flows.csv"), |w| write_flows_csv(f.records, w))?;
+    if let Some(m) = f.messages {
+        write_file(&tmp.join("messages.csv"), |w| {
+            crate::messages::write_messages_csv(m, w)
+        })?;
+    }
     write_file(&tmp.join("ports.csv"), |w| {
         write_ports_csv_with(f.ports, f.watchdog, f.sonic, w)
     })?;

@@ -724,6 +724,8 @@ mod tests {
             retransmitted: 0.0,
             drops: 0.0,
             port_gbps: Vec::new(),
+            goodput_gbps: 0.0,
+            host_tx_gbps: 0.0,
         };
         // Grid order need not be the axis's order: lines are sorted by x.
         let numbers = [

@@ -16,11 +16,20 @@
 //!
 //! The paper gives neither Gen1's interval nor the minimal window: the
 //! interval defaults to 50 µs (DCQCN §3, the NP algorithm: at most one CNP per 50 µs,
-//! rdmasim's choice) and the minimal window is none at all. Per-burst rate
-//! limiting and Gen1's go-back-N recovery cost are not modelled here
-//! (docs/dcqcn-generations.md).
+//! rdmasim's choice) and the minimal window is none at all.
+//!
+//! Two more traits of a generation's NIC live here:
+//! - **Rate-limiting granularity** (Azure §7.2): Gen1 limits per burst of
+//!   packets, Gen2/3 per packet, and the fix turns per-burst limiting on
+//!   at Gen2/3. A burst of N packets leaves at line rate, then a gap keeps
+//!   the average at the QP's rate ([`BurstPacer`]).
+//! - **Gen1's loss recovery** (Azure §2.4: go-back-N in firmware, "hundreds
+//!   of microseconds" to recover a lost packet): a Gen1 sender that hears
+//!   a NACK resends from the lost packet only after its recovery time.
+//!
+//! (docs/dcqcn-generations.md.)
 
-use engine::{Delta, Time};
+use engine::{Delta, Rate, Time};
 
 /// A NIC generation's DCQCN behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +61,12 @@ pub struct DcqcnFleet {
     pub gen1_cnp_interval: Delta,
     /// The interoperability fix on Gen2/3 NICs.
     pub interop_fix: bool,
+    /// Packets per burst of the rate limiter of Gen1, Gen2 and Gen3 (in
+    /// [`DcqcnGen::ALL`]'s order); 1: per packet.
+    pub burst_packets: [u32; 3],
+    /// How long a Gen1 sender's go-back-N takes to start resending after a
+    /// NACK; zero: at once.
+    pub gen1_loss_recovery: Delta,
 }
 
 impl DcqcnFleet {
@@ -81,6 +96,24 @@ impl DcqcnFleet {
         }
     }
 
+    /// The rate limiter's packets per burst at host `host`: 1 (per
+    /// packet) unless listed with a burst.
+    pub fn burst_of(&self, host: u32) -> u32 {
+        match self.gen_of(host) {
+            Some(g) => self.burst_packets[g as usize].max(1),
+            None => 1,
+        }
+    }
+
+    /// The go-back-N recovery time of a sender at host `host`: Gen1's, or
+    /// zero.
+    pub fn loss_recovery_of(&self, host: u32) -> Delta {
+        match self.gen_of(host) {
+            Some(DcqcnGen::Gen1) => self.gen1_loss_recovery,
+            _ => Delta::ZERO,
+        }
+    }
+
     /// Whether the NP of host `host` may send a CNP for a marked packet
     /// of QP `flow` at `now`, given when it last sent one (`last`, updated
     /// when it may).
@@ -100,6 +133,52 @@ impl DcqcnFleet {
     }
 }
 
+/// A QP's rate limiter when it limits per burst: `packets` frames leave
+/// back to back at line rate, then the QP waits until the burst's bytes at
+/// its rate have passed since the burst began, so the average is the rate.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct BurstPacer {
+    /// Packets per burst (at least 2; 1 is per-packet pacing, no pacer).
+    packets: u32,
+    /// Packets of the current burst sent so far.
+    sent: u32,
+    /// When the current burst's first packet left.
+    start: Time,
+    /// Frame bytes of the current burst so far.
+    bytes: u64,
+}
+
+impl BurstPacer {
+    /// A pacer of `packets` per burst, if that is more than one.
+    pub(crate) fn new(packets: u32) -> Option<Box<BurstPacer>> {
+        (packets > 1).then(|| {
+            Box::new(BurstPacer {
+                packets,
+                sent: 0,
+                start: Time::ZERO,
+                bytes: 0,
+            })
+        })
+    }
+
+    /// A frame of `size` bytes leaves now: when the QP may send its next,
+    /// at `rate` with `line` the NIC's line rate.
+    pub(crate) fn next_send(&mut self, now: Time, size: u64, rate: Rate, line: Rate) -> Time {
+        if self.sent == 0 {
+            self.start = now;
+            self.bytes = 0;
+        }
+        self.sent += 1;
+        self.bytes += size;
+        let back_to_back = now + line.tx_time(size);
+        if self.sent < self.packets {
+            return back_to_back;
+        }
+        self.sent = 0;
+        (self.start + rate.tx_time(self.bytes)).max(back_to_back)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,7 +188,42 @@ mod tests {
             hosts: vec![(0, DcqcnGen::Gen1), (1, DcqcnGen::Gen2)],
             gen1_cnp_interval: Delta::from_us(50),
             interop_fix: fix,
+            burst_packets: [8, 1, 1],
+            gen1_loss_recovery: Delta::from_us(200),
         }
+    }
+
+    #[test]
+    fn a_burst_leaves_at_line_rate_and_the_gap_keeps_the_average() {
+        let line = Rate::gbps(100);
+        let rate = Rate::gbps(25);
+        let mut p = BurstPacer::new(4).unwrap();
+        // 1000 B frames: 80 ns at 100 Gb/s, 320 ns at 25 Gb/s.
+        let mut now = Time::ZERO;
+        let mut gaps = Vec::new();
+        for _ in 0..8 {
+            let next = p.next_send(now, 1000, rate, line);
+            gaps.push(next.since(now).ns());
+            now = next;
+        }
+        assert_eq!(gaps, [80, 80, 80, 1040, 80, 80, 80, 1040]);
+        // Eight frames over 2 x 4 x 320 ns: the average is the rate.
+        assert_eq!(now.ns(), 2560);
+        assert!(
+            BurstPacer::new(1).is_none(),
+            "one packet per burst is per-packet pacing"
+        );
+    }
+
+    #[test]
+    fn burst_and_recovery_belong_to_their_generation() {
+        let f = fleet(false);
+        assert_eq!(f.burst_of(0), 8, "Gen1");
+        assert_eq!(f.burst_of(1), 1, "Gen2");
+        assert_eq!(f.burst_of(7), 1, "not in the fleet");
+        assert_eq!(f.loss_recovery_of(0), Delta::from_us(200));
+        assert_eq!(f.loss_recovery_of(1), Delta::ZERO);
+        assert_eq!(f.loss_recovery_of(7), Delta::ZERO);
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod swift;
 mod timely;
 
 pub use dcqcn::{Dcqcn, DcqcnConfig};
+pub(crate) use dcqcn_gen::BurstPacer;
 pub use dcqcn_gen::{DcqcnFleet, DcqcnGen};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use hooks::{AckSample, CcEnv, CongestionControl, TimerRequests, N_CC_TIMERS};

@@ -47,6 +47,7 @@ impl NicModel {
             bdp_window: false,
             global_t: true,
             var_win: false,
+            one_chunk_in_flight: None,
             rto: Some(Delta::from_ms(1)),
             transport: Transport::GoBackN,
         },

@@ -137,6 +137,12 @@ impl QpSched {
         }
     }
 
+    /// The active QPs, in no promised order.
+    pub fn active(&self) -> impl Iterator<Item = u32> + '_ {
+        let tree = self.tree.iter().flat_map(|t| t.active.values().copied());
+        self.list.iter().copied().chain(tree)
+    }
+
     /// QP `id` starts: it goes last in the round robin.
     pub fn add(&mut self, id: u32, qp: &mut impl Slotted) {
         match &mut self.tree {
