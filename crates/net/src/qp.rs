@@ -64,3 +64,11 @@ pub(crate) struct Qp {
 
 /// Timer slot of the retransmission timeout, after the CC's slots.
 pub(crate) const RTO_SLOT: usize = N_CC_TIMERS;
+
+/// The NIC's scheduler keeps a QP's place in its own slot (`nic/sched.rs`).
+impl crate::nic::sched::Slotted for Qp {
+    #[inline(always)]
+    fn slot(&mut self) -> &mut crate::nic::sched::QpSlot {
+        &mut self.sched
+    }
+}

@@ -38,7 +38,6 @@
 //! active QPs) with the cursor carried over, so the choices are the
 //! scan's throughout.
 
-use crate::qp::Qp;
 use engine::Time;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,13 +54,6 @@ pub(crate) const SCAN_BELOW: usize = 16;
 /// What holds a [`QpSlot`]: a QP (a plain slot in tests).
 pub(crate) trait Slotted {
     fn slot(&mut self) -> &mut QpSlot;
-}
-
-impl Slotted for Qp {
-    #[inline(always)]
-    fn slot(&mut self) -> &mut QpSlot {
-        &mut self.sched
-    }
 }
 
 /// What the NIC knows of its QPs at a choice.
