@@ -27,6 +27,8 @@ pub(crate) struct Ctx {
     pub kick: Vec<u32>,
     /// INT stacks of packets in flight (HPCC), by `Packet::int`.
     pub int_pool: IntPool,
+    /// Bodies of the PFC-free transport's software ACK frames in flight.
+    pub soft_acks: crate::transport::pfc_free::AckBodies,
     /// The peer's queue-length monitor, when configured: told of every
     /// change of an egress's queued bytes.
     pub qlen: Option<Box<QlenMonitor>>,
@@ -55,6 +57,7 @@ impl Ctx {
             outbox: FcOutbox::default(),
             kick: Vec::new(),
             int_pool: IntPool::default(),
+            soft_acks: Default::default(),
             qlen,
             record_pfc: false,
             pfc_log: Vec::new(),

@@ -316,7 +316,7 @@ impl Host<'_> {
         let rto_at = qp
             .rel
             .on_send(&mut qp.snd, seq, u64::from(payload), now, &cfg.nic);
-        pkt.ext = qp.rel.tag();
+        qp.rel.stamp(&mut pkt);
         qp.cc.on_send(now, u64::from(size));
         // Peer UpdateNextAvail: next eligible = now + size at the QP's rate.
         let rate = if cfg.nic.rate_bound {
@@ -387,7 +387,7 @@ impl Host<'_> {
         let cnp = pkt.ecn_ce && self.np_may_send(pkt, now);
         let flow = pkt.flow as usize;
         let nic_cfg = &self.cfg.nic;
-        let (kind, sack) = match self.rx[flow].on_data(now, pkt, &self.qps[flow].rel, nic_cfg) {
+        let (kind, sack) = match self.rx[flow].on_data(now, pkt, self.qps[flow].size, nic_cfg) {
             RxReply::Ack => (PacketKind::Ack, 0),
             RxReply::Nack { sack } => (PacketKind::Nack, sack),
             RxReply::Silent => {
@@ -540,9 +540,14 @@ impl Host<'_> {
                     cpu.totals.acks_built += 1;
                 }
                 let qp = &self.qps[flow as usize];
+                let rx = &mut self.rx[flow as usize];
+                // The body goes with the frame (`pfc_free::AckBodies`).
+                if let Some(body) = rx.take_soft_ack(serial) {
+                    cx.soft_acks.put(flow, serial, body);
+                }
                 let ack = Packet {
                     kind: PacketKind::SoftAck,
-                    class: self.rx[flow as usize].soft_ack_class(),
+                    class: rx.soft_ack_class(),
                     ecn_ce: false,
                     cnp,
                     ingress: 0,
@@ -556,7 +561,8 @@ impl Host<'_> {
                     src: qp.dst,
                     dst: qp.src,
                     sport: qp.dport,
-                    dport: qp.sport,
+                    // An ACK follows a data packet: its source port is known.
+                    dport: rx.soft_ack_port().unwrap_or(qp.sport),
                     sent_at: cx.now,
                 };
                 self.nic.acks.push_back(ack);
@@ -596,7 +602,7 @@ impl Host<'_> {
         if self.qps[flow].end.is_some() {
             return;
         }
-        let Some(body) = self.rx[flow].take_soft_ack(pkt.seq) else {
+        let Some(body) = cx.soft_acks.take(qp_id, pkt.seq) else {
             return;
         };
         if let Some(cpu) = &mut self.nic.cpu {

@@ -193,6 +193,8 @@ pub struct Packet {
     /// Destination transport port.
     pub dport: u16,
     /// When the data packet left its sender (echoed in ACKs for RTT samples).
+    /// A PFC-free data packet, which no hardware ACK echoes, carries its
+    /// WQE's fields here instead (`transport::pfc_free::WqeWire`).
     pub sent_at: Time,
 }
 

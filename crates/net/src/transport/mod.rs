@@ -121,6 +121,18 @@ impl AnyReliability {
         }
     }
 
+    /// Write into data packet `pkt`, just sent, what the transport's
+    /// packets carry by value: the PFC-free transport's WQE fields
+    /// ([`pfc_free::WqeWire`]); nothing for the others.
+    #[inline(always)]
+    pub fn stamp(&self, pkt: &mut Packet) {
+        if let AnyReliability::PfcFree(r) = self {
+            let w = r.wire(pkt.seq, u64::from(pkt.payload));
+            pkt.ext = w.tag;
+            pkt.sent_at = Time(w.pack());
+        }
+    }
+
     /// The PFC-free sender, if this is one.
     pub fn pfc_free(&self) -> Option<&PfcFreeSender> {
         match self {
@@ -305,17 +317,11 @@ impl Receiver {
         }
     }
 
-    /// Data packet `pkt` arrived; `sender` is its flow's sender, whose
-    /// record of the packet's WQE a software receiver reads its headers
-    /// from.
+    /// Data packet `pkt` of a flow of `size` bytes arrived (a software
+    /// receiver reads its WQE's header from what the packet carries,
+    /// [`pfc_free::WqeWire`]).
     #[inline]
-    pub fn on_data(
-        &mut self,
-        now: Time,
-        pkt: &Packet,
-        sender: &AnyReliability,
-        nic: &NicConfig,
-    ) -> RxReply {
+    pub fn on_data(&mut self, now: Time, pkt: &Packet, size: u64, nic: &NicConfig) -> RxReply {
         let (seq, payload) = (pkt.seq, u64::from(pkt.payload));
         match self {
             Receiver::GoBackN(r) => match r.on_data(now, seq, payload, nic) {
@@ -328,10 +334,8 @@ impl Receiver {
                 IrnRxVerdict::Nack => RxReply::Nack { sack: seq },
             },
             Receiver::PfcFree(r) => {
-                let hdr = sender
-                    .pfc_free()
-                    .and_then(|s| s.header(s.gn_of_tag(pkt.ext)));
-                RxReply::Soft(r.on_packet(now, seq, payload, pkt.ecn_ce, hdr))
+                let w = pfc_free::WqeWire::unpack(pkt.ext, pkt.sent_at.ps());
+                RxReply::Soft(r.on_wire(now, (seq, payload), pkt.ecn_ce, w, size, pkt.sport))
             }
         }
     }
@@ -362,10 +366,20 @@ impl Receiver {
         }
     }
 
-    /// The body of software ACK `serial`, which just reached the sender.
+    /// The body of software ACK `serial`, just built, to go with its
+    /// frame.
     pub fn take_soft_ack(&mut self, serial: u64) -> Option<AckBody> {
         match self {
             Receiver::PfcFree(r) => r.take_ack(serial),
+            _ => None,
+        }
+    }
+
+    /// The destination port of a software receiver's ACK: the source port
+    /// of the last data packet, if one came.
+    pub fn soft_ack_port(&self) -> Option<u16> {
+        match self {
+            Receiver::PfcFree(r) => r.reply_port(),
             _ => None,
         }
     }

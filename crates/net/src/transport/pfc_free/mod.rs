@@ -19,13 +19,15 @@
 //!
 //! `docs/pfc-free.md` describes the model and each simplification.
 
+pub mod bodies;
 pub mod config;
 pub mod headers;
 pub mod receiver;
 pub mod sender;
 
+pub use bodies::AckBodies;
 pub use config::{PfcFreeConfig, PfcFreeQueue, OFFSET_UNITS};
-pub use headers::{AckBody, AckEntry, Verb, WqeHeader};
+pub use headers::{AckBody, AckEntry, Verb, WqeHeader, WqeWire};
 pub use receiver::{PfcFreeReceiver, ReceiverStats, SoftRx};
 pub use sender::{PfcFreeSender, SenderStats, MAX_PATHS};
 

@@ -5,7 +5,7 @@
 //! and coalesced software ACKs (Bifröst §3.4.2, App. A.1).
 
 use super::config::{PfcFreeConfig, ACK_ENTRY_BYTES, ACK_FIXED_BYTES};
-use super::headers::{AckBody, AckEntry, Verb, WqeHeader};
+use super::headers::{AckBody, AckEntry, Verb, WqeHeader, WqeWire};
 use super::sender::MAX_PATHS;
 use engine::Time;
 use std::collections::{HashMap, VecDeque};
@@ -15,6 +15,8 @@ use std::collections::{HashMap, VecDeque};
 #[derive(Clone, Copy, Debug, Default)]
 struct UcQp {
     gn: u64,
+    /// The WQE's first byte (from its first packet).
+    start: u64,
     next: u64,
     /// Receiving a WQE whose packets so far arrived in order.
     alive: bool,
@@ -95,7 +97,7 @@ pub struct PfcFreeReceiver {
     timer_version: u32,
     timer_armed: bool,
     next_serial: u64,
-    /// ACKs sent and not yet read by the sender, by serial.
+    /// ACKs built and not yet taken to go with their frames, by serial.
     sent: VecDeque<(u64, AckBody)>,
     /// What it counted.
     pub stats: ReceiverStats,
@@ -103,6 +105,12 @@ pub struct PfcFreeReceiver {
     polled: u64,
     /// Messages submitted, each id once (checked at the end of a run).
     submitted_twice: u64,
+    /// The highest GN seen: a packet's 32 bits of GN are read as the GN
+    /// nearest to it.
+    gn_seen: u64,
+    /// The source port of the last data packet: the ACK's destination
+    /// port (the sender's QP, after a move to a backup, uses a new one).
+    reply_port: Option<u16>,
 }
 
 impl PfcFreeReceiver {
@@ -126,47 +134,92 @@ impl PfcFreeReceiver {
             stats: ReceiverStats::default(),
             polled: 0,
             submitted_twice: 0,
+            gn_seen: 0,
+            reply_port: None,
         }
     }
 
-    /// A data packet arrived at `now`: `seq` and `payload` bytes of the WQE
-    /// `hdr` (`None` if the sender no longer keeps it: a stray copy of a
-    /// settled WQE, which the QP drops), ECN-marked or not.
-    pub fn on_packet(
+    /// The full GN of a packet that carries its low 32 bits: the one
+    /// nearest the highest seen.
+    fn gn_of(&mut self, tag: u32) -> u64 {
+        let d = i64::from(tag.wrapping_sub(self.gn_seen as u32) as i32);
+        let gn = self.gn_seen.saturating_add_signed(d);
+        self.gn_seen = self.gn_seen.max(gn);
+        gn
+    }
+
+    /// The header of WQE `gn` of a flow of `size` bytes, from bytes
+    /// `start..end` and what its packets carried ([`WqeWire`]).
+    pub(super) fn header(&self, gn: u64, start: u64, end: u64, w: WqeWire, size: u64) -> WqeHeader {
+        let msg = self.cfg.message_bytes();
+        let mid = start / msg;
+        let msg_start = mid * msg;
+        let msg_len = msg.min(size - msg_start);
+        let write = msg_len > self.cfg.send_max;
+        WqeHeader {
+            gn,
+            verb: match (w.retx, write) {
+                (true, _) => Verb::RetxSend,
+                (false, true) => Verb::Write,
+                (false, false) => Verb::Send,
+            },
+            mid: mid as u32,
+            msg_start,
+            msg_len,
+            start,
+            len: end - start,
+            send_rn: w.send_rn,
+            write_off: write.then(|| ((start - msg_start) / self.cfg.unit) as u32),
+            path: w.path,
+            hint: w.hint,
+        }
+    }
+
+    /// The source port of the last data packet received, if any.
+    pub fn reply_port(&self) -> Option<u16> {
+        self.reply_port
+    }
+
+    /// A data packet of a flow of `size` bytes arrived at `now` from source
+    /// port `sport`: `seq` and `payload` bytes of a WQE, with what its
+    /// packets carry (`w`), ECN-marked or not.
+    pub fn on_wire(
         &mut self,
         now: Time,
-        seq: u64,
-        payload: u64,
+        (seq, payload): (u64, u64),
         ecn: bool,
-        hdr: Option<WqeHeader>,
+        w: WqeWire,
+        size: u64,
+        sport: u16,
     ) -> SoftRx {
-        let Some(h) = hdr else {
-            return SoftRx::Nothing;
-        };
-        let q = &mut self.qps[usize::from(h.path)];
-        if seq == h.start {
+        self.reply_port = Some(sport);
+        let gn = self.gn_of(w.tag);
+        let q = &mut self.qps[usize::from(w.path)];
+        if w.first {
             // A first packet: a WQE still open on this QP lost its tail.
             if q.alive {
                 self.stats.oos += 1;
             }
             *q = UcQp {
-                gn: h.gn,
+                gn,
+                start: seq,
                 next: seq + payload,
                 alive: true,
             };
-        } else if q.alive && q.gn == h.gn && seq == q.next {
+        } else if q.alive && q.gn == gn && seq == q.next {
             q.next += payload;
-        } else if q.gn == h.gn && seq < q.next {
+        } else if q.gn == gn && seq < q.next {
             // A duplicate of a packet already taken (PSN below ePSN).
             return SoftRx::Nothing;
         } else {
             // A gap: UC drops the rest of this WQE (counted once, also when
             // the gap is the WQE's first packet).
-            if q.alive || q.gn != h.gn {
+            if q.alive || q.gn != gn {
                 self.stats.oos += 1;
             }
             *q = UcQp {
-                gn: h.gn,
+                gn,
+                start: 0,
                 next: 0,
                 alive: false,
             };
@@ -175,10 +228,12 @@ impl PfcFreeReceiver {
         if ecn {
             self.pending_cnp = true;
         }
-        if q.next < h.start + h.len {
+        if !w.last {
             return SoftRx::Nothing;
         }
         q.alive = false;
+        let (start, end) = (q.start, q.next);
+        let h = self.header(gn, start, end, w, size);
         self.on_wqe(&h, now)
     }
 
@@ -316,8 +371,8 @@ impl PfcFreeReceiver {
         self.flush(now)
     }
 
-    /// The body of ACK `serial`, taken by the sender when the frame
-    /// arrives; older ones (whose frames were lost) are dropped.
+    /// The body of ACK `serial`, taken to go with its frame as it is
+    /// sent (`AckBodies`); older ones not taken are dropped.
     pub fn take_ack(&mut self, serial: u64) -> Option<AckBody> {
         while let Some((s, _)) = self.sent.front() {
             if *s < serial {

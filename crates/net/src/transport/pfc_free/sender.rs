@@ -3,7 +3,7 @@
 //! the timeout and the move to a backup QP (Bifröst §3.2, §3.4, App. A).
 
 use super::config::{PfcFreeConfig, OFFSET_UNITS};
-use super::headers::{AckBody, AckEntry, Verb, WqeHeader};
+use super::headers::{AckBody, AckEntry, Verb, WqeHeader, WqeWire};
 use crate::cc::{AckSample, CcEnv, CongestionControl, Swift, SwiftConfig, TimerRequests};
 use crate::transport::hooks::{SendSeq, TimerOutcome};
 use engine::{Delta, Rate, Time};
@@ -382,6 +382,21 @@ impl PfcFreeSender {
         self.last_gn as u32
     }
 
+    /// What the packet just sent, `payload` bytes at `seq`, carries of its
+    /// WQE (the one [`Self::tag`] names).
+    pub fn wire(&self, seq: u64, payload: u64) -> WqeWire {
+        let h = self.header(self.last_gn).expect("the WQE just sent");
+        WqeWire {
+            tag: self.last_gn as u32,
+            send_rn: h.send_rn,
+            path: h.path,
+            retx: h.verb == Verb::RetxSend,
+            hint: h.hint,
+            first: seq == h.start,
+            last: seq + payload >= h.start + h.len,
+        }
+    }
+
     /// Post a new WQE starting at `seq` (what [`Self::next_wqe`] named).
     fn post(&mut self, seq: u64, now: Time) {
         let (start, len, retx) = self.next_wqe().expect("the NIC sends what may go");
@@ -573,9 +588,10 @@ impl PfcFreeSender {
             newly += h.len;
             let p = usize::from(h.path);
             self.max_acked[p] = self.max_acked[p].max(gn + 1);
-            // Mark the units it carried.
-            let i = (h.mid - self.base_mid) as usize;
-            if let Some(m) = self.msgs.get_mut(i) {
+            // Mark the units it carried (unless its message was
+            // acknowledged in full by other copies and retired).
+            let i = h.mid.checked_sub(self.base_mid);
+            if let Some(m) = i.and_then(|i| self.msgs.get_mut(i as usize)) {
                 let first = (h.start - m.start) / unit;
                 let last = (h.start + h.len - m.start).div_ceil(unit);
                 for u in first..last {

@@ -2,7 +2,7 @@
 //! duplicates and reorders packets and ACKs on purpose.
 
 use super::config::PfcFreeConfig;
-use super::headers::{AckEntry, Verb};
+use super::headers::{AckEntry, Verb, WqeWire};
 use super::receiver::{self, PfcFreeReceiver};
 use super::sender::PfcFreeSender;
 use crate::transport::hooks::SendSeq;
@@ -34,8 +34,8 @@ struct Faults {
 }
 
 /// Frames on the way: (arrival, order sent, a data packet (seq, payload,
-/// tag) or an ACK's serial).
-type Frame = (Time, u64, Result<(u64, u64, u32), u64>);
+/// what it carries of its WQE) or an ACK's serial).
+type Frame = (Time, u64, Result<(u64, u64, WqeWire), u64>);
 
 struct Net {
     wire: Vec<Frame>,
@@ -45,7 +45,7 @@ struct Net {
 }
 
 impl Net {
-    fn send(&mut self, now: Time, f: Result<(u64, u64, u32), u64>) {
+    fn send(&mut self, now: Time, f: Result<(u64, u64, WqeWire), u64>) {
         if self.draw.next(1000) < self.faults.drop {
             return;
         }
@@ -107,17 +107,23 @@ fn transfer(cfg: PfcFreeConfig, size: u64, faults: Faults, seed: u64) -> Outcome
             if let Some(at) = tx.sent(&mut s, seq, payload, now) {
                 timer = Some(at);
             }
-            let tag = tx.tag();
-            net.send(now, Ok((seq, payload, tag)));
+            let w = tx.wire(seq, payload);
+            // What the packet carries gives the receiver the sender's
+            // header of its WQE.
+            let h = tx.header(tx.gn_of_tag(w.tag)).expect("the WQE just sent");
+            assert_eq!(w.first, seq == h.start);
+            if w.last {
+                assert_eq!(rx.header(h.gn, h.start, seq + payload, w, size), h);
+            }
+            net.send(now, Ok((seq, payload, w)));
         }
         now += step;
         net.wire.sort_by_key(|&(at, o, _)| (at, o));
         while net.wire.first().is_some_and(|&(at, _, _)| at <= now) {
             let (_, _, f) = net.wire.remove(0);
             match f {
-                Ok((seq, payload, tag)) => {
-                    let hdr = tx.header(tx.gn_of_tag(tag));
-                    let r = rx.on_packet(now, seq, payload, false, hdr);
+                Ok((seq, payload, w)) => {
+                    let r = rx.on_wire(now, (seq, payload), false, w, size, 0);
                     net.handle(r, now, &mut rx_timer);
                 }
                 Err(serial) => {
@@ -233,7 +239,9 @@ fn a_lost_write_chunk_is_resent_as_sends_of_one_unit() {
                 continue;
             }
         }
-        if let receiver::SoftRx::Ack { serial, .. } = rx.on_packet(t, seq, payload, false, Some(h))
+        let w = tx.wire(seq, payload);
+        if let receiver::SoftRx::Ack { serial, .. } =
+            rx.on_wire(t, (seq, payload), false, w, size, 0)
         {
             acks.push(serial);
         }
@@ -291,11 +299,11 @@ fn the_rtt_leaves_out_the_time_the_ack_waited_at_the_receiver() {
     let mut s = SendSeq::default();
     // Two one-packet messages; the second (the hint) is lost.
     tx.sent(&mut s, 0, 1024, Time::ZERO);
-    let first = tx.header(tx.gn_of_tag(tx.tag())).unwrap();
+    let first = tx.wire(0, 1024);
     assert!(!first.hint);
     tx.sent(&mut s, 1024, 1024, Time::from_ns(400));
     let t2 = Time::from_ns(5_000);
-    let receiver::SoftRx::Timer { at, version } = rx.on_packet(t2, 0, 1024, false, Some(first))
+    let receiver::SoftRx::Timer { at, version } = rx.on_wire(t2, (0, 1024), false, first, 2048, 0)
     else {
         panic!("the first WQE waits for company");
     };
