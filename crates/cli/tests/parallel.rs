@@ -215,17 +215,25 @@ fn threads_of(dir: &Path) -> u64 {
 /// Run `args` (with `--out out-N` and `--threads N` added) for N = 1, 2,
 /// 3 in `dir`, and check every output file is the same.
 fn same_on_1_2_3_threads(dir: &Path, args: &[&str], expect: &[&str]) {
+    same_on_1_2_3_threads_ending(dir, args, expect, 0);
+}
+
+/// [`same_on_1_2_3_threads`] of a run that exits with `code`, with the
+/// same messages on stderr.
+fn same_on_1_2_3_threads_ending(dir: &Path, args: &[&str], expect: &[&str], code: i32) {
     let mut first = None;
+    let mut stderr = None;
     for t in ["1", "2", "3"] {
         let out = format!("out-{t}");
         let mut a = args.to_vec();
         a.extend(["--out", &out, "--threads", t, "-q"]);
         let r = rdmasim(dir, &a);
+        let err = text(&r.stderr).replace(&out, "out");
+        assert_eq!(r.status.code(), Some(code), "{args:?} {t}: {err}");
         assert_eq!(
-            r.status.code(),
-            Some(0),
-            "{args:?} {t}: {}",
-            text(&r.stderr)
+            stderr.get_or_insert_with(|| err.clone()),
+            &err,
+            "{args:?} {t}"
         );
         assert_eq!(threads_of(&dir.join(&out)), t.parse::<u64>().unwrap());
         let files = outputs(&dir.join(&out));
@@ -427,19 +435,6 @@ fn bad_thread_counts_and_partitions_name_their_key_and_exit_2() {
     let zero = format!("{FAT_TREE_DCQCN_PFC}\n[engine]\nthreads = 0\n");
     fs::write(dir.join("zero.toml"), &zero).unwrap();
     refused(&dir, &["run", "zero.toml"], "engine.threads", "at least 1");
-    // A time series samples the whole network: one thread only.
-    let ts = format!("{FAT_TREE_DCQCN_PFC}\n[timeseries]\ninterval = \"20us\"\nports = \"all\"\n");
-    fs::write(dir.join("ts.toml"), &ts).unwrap();
-    refused(
-        &dir,
-        &["run", "ts.toml", "--threads", "2"],
-        "--threads",
-        "time series",
-    );
-    // ... which is then what it runs on by default.
-    let r = rdmasim(&dir, &["run", "ts.toml", "-q", "--out", "ts"]);
-    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
-    assert_eq!(threads_of(&dir.join("ts")), 1);
 }
 
 /// `rdmasim bench --threads 1,2`: a row per count, the same run in each.
@@ -476,4 +471,177 @@ fn bench_runs_each_scenario_on_each_thread_count() {
         "--threads",
         "at least 1",
     );
+}
+
+/// A k = 4 fat tree with many short flows (FB Hadoop sizes) for
+/// `duration`, then `more` (sections; `[cc]` among them).
+fn small_tree(seed: u32, duration: &str, more: &str) -> String {
+    format!(
+        "[run]\nseed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\ndelay = \"1us\"\n\
+         [workload]\nkind = \"poisson\"\nload = 0.5\ncdf = \"fb_hadoop\"\n\
+         duration = \"{duration}\"\n{more}"
+    )
+}
+
+/// DCQCN and PFC.
+const DCQCN_PFC: &str = "[cc]\nkind = \"dcqcn\"\n[pfc]\nenabled = true\nmode = \"until_resume\"\n";
+
+/// The lines of `file` in run `out` of test `test` (of `config_run`).
+fn lines_of(test: &str, out: &str, file: &str) -> usize {
+    let dir = std::env::temp_dir().join(format!("rdmasim-parallel-{test}-{}", std::process::id()));
+    fs::read_to_string(dir.join(out).join(file))
+        .unwrap()
+        .lines()
+        .count()
+}
+
+/// A time series of every port and QP rate; one cut short by its size
+/// limit; and one of a run that stalls (losses, no retransmission
+/// timeout), whose sampling ends when nothing else is left.
+#[test]
+fn time_series_are_the_same_on_1_2_and_3_threads() {
+    let ts = "[timeseries]\ninterval = \"3us\"\nports = \"all\"\nqp_rates = true\n";
+    let files = ["flows.csv", "timeseries.csv", "qp_rates.csv"];
+    config_run(
+        "ts",
+        &small_tree(7, "30us", &format!("{DCQCN_PFC}{ts}")),
+        &files,
+    );
+    let cut = format!("{DCQCN_PFC}{ts}max_mb = 0.02\n");
+    config_run("ts-cut", &small_tree(7, "30us", &cut), &files);
+    let (full, cut) = (
+        lines_of("ts", "out-3", "timeseries.csv"),
+        lines_of("ts-cut", "out-3", "timeseries.csv"),
+    );
+    assert!(
+        cut < full,
+        "the limit cut the series: {cut} lines of {full}"
+    );
+    let stalls = small_tree(
+        4,
+        "30us",
+        "[cc]\nkind = \"dcqcn\"\n[nic]\nrto = \"off\"\n\
+         [timeseries]\ninterval = \"7us\"\nports = \"all-switch\"\nqp_rates = true\n",
+    )
+    .replace(
+        "delay = \"1us\"\n",
+        "delay = \"1us\"\nerror_rate_per_link = 0.02\n",
+    );
+    let dir = workdir("parallel", "ts-stall");
+    fs::write(dir.join("c.toml"), stalls).unwrap();
+    // Some flows stall: exit code 1, with the same warning on every count.
+    same_on_1_2_3_threads_ending(&dir, &["run", "c.toml"], &files, 1);
+    let err = text(&rdmasim(&dir, &["run", "c.toml", "--out", "again", "--threads", "2"]).stderr);
+    assert!(err.contains("nothing was left to happen"), "{err}");
+}
+
+/// A capture of frames both ways on ports of every tier, and one cut
+/// short by `max_frames`.
+#[test]
+fn packet_captures_are_the_same_on_1_2_and_3_threads() {
+    let cap = "[capture]\nports = [{node = 16, port = 0}, {node = 24, port = 2}, \
+               {node = 32, port = 1}, {node = 3, port = 0}]\ndirection = \"both\"\nsnaplen = 128\n";
+    let files = ["capture.pcapng", "flows.csv"];
+    config_run(
+        "cap",
+        &small_tree(7, "30us", &format!("{DCQCN_PFC}{cap}")),
+        &files,
+    );
+    let cut = format!("{DCQCN_PFC}{cap}max_frames = 300\n");
+    config_run("cap-cut", &small_tree(7, "30us", &cut), &files);
+}
+
+#[test]
+fn the_pfc_free_transport_with_loss_is_the_same_on_1_2_and_3_threads() {
+    let pff = small_tree(
+        9,
+        "30us",
+        "[nic]\nmtu = \"1024B\"\n[cc]\nkind = \"none\"\n\
+         [transport]\nkind = \"pfc_free\"\nmessage = \"64KiB\"\nio_depth = 8\n",
+    )
+    .replace(
+        "delay = \"1us\"\n",
+        "delay = \"1us\"\nerror_rate_per_link = 0.002\n",
+    );
+    config_run("pfc-free", &pff, &["flows.csv", "ports.csv"]);
+}
+
+#[test]
+fn the_sonic_buffer_model_is_the_same_on_1_2_and_3_threads() {
+    let dir = workdir("parallel", "sonic");
+    fs::write(
+        dir.join("pools.json"),
+        r#"{"BUFFER_POOL": {
+  "ingress_pool": {"size": "2000000", "type": "ingress", "mode": "dynamic", "xoff": "600000"},
+  "egress_lossy_pool": {"size": "1400000", "type": "egress", "mode": "dynamic"},
+  "egress_lossless_pool": {"size": "2400000", "type": "egress", "mode": "static"}},
+ "BUFFER_PROFILE": {
+  "ingress_lossless_profile": {"pool": "[BUFFER_POOL|ingress_pool]", "size": "1248",
+    "dynamic_th": "-3", "xoff": "96928", "xon": "1248", "xon_offset": "2496"},
+  "egress_lossless_profile": {"pool": "[BUFFER_POOL|egress_lossless_pool]", "size": "0",
+    "static_th": "2400000"}}}"#,
+    )
+    .unwrap();
+    let incast = "[[workload.extra]]\nkind = \"incast\"\nsenders = [4, 5, 6, 7, 8, 9, 10, 11]\n\
+                  receiver = 0\nsize = \"100KB\"\nstart = \"5us\"\n";
+    let sonic = "[buffer]\nmodel = \"sonic\"\nsonic = \"pools.json\"\n\
+                 sonic_pg = { 3 = \"ingress_lossless_profile\" }\n\
+                 sonic_queue = { 3 = \"egress_lossless_profile\" }\n";
+    let toml = small_tree(1, "30us", &format!("{incast}{DCQCN_PFC}{sonic}"));
+    fs::write(dir.join("c.toml"), toml).unwrap();
+    same_on_1_2_3_threads(&dir, &["run", "c.toml"], &["flows.csv", "ports.csv"]);
+}
+
+/// Host 0 storms its ToR with pauses; the ToR's watchdog drops.
+#[test]
+fn the_pfc_watchdog_under_a_storm_is_the_same_on_1_2_and_3_threads() {
+    let wd = "[cc]\nkind = \"none\"\n[ecn]\nenabled = false\n[pfc]\nmode = \"until_resume\"\n\
+              [pfc.watchdog]\ndetect = \"20us\"\nrestore = \"20us\"\naction = \"drop\"\n\
+              [nic]\nrto = \"50us\"\n[buffer]\nsize = \"1MB\"\n[[pfc_storm]]\nnode = 0\npeer = 16\nclass = 3\n\
+              start = \"5us\"\nstop = \"150us\"\ninterval = \"5us\"\n";
+    let toml = small_tree(1, "60us", wd).replace("[run]\n", "[run]\nstop = \"400us\"\n");
+    config_run("watchdog", &toml, &["flows.csv", "ports.csv"]);
+    let ports = fs::read_to_string(
+        std::env::temp_dir()
+            .join(format!("rdmasim-parallel-watchdog-{}", std::process::id()))
+            .join("out-2/ports.csv"),
+    )
+    .unwrap();
+    let head: Vec<&str> = ports.lines().next().unwrap().split(',').collect();
+    let col = head.iter().position(|&h| h == "pfc_storms").unwrap();
+    let storms: u64 = ports
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert!(storms > 0, "the watchdog saw the storm");
+}
+
+#[test]
+fn the_storage_workload_is_the_same_on_1_2_and_3_threads() {
+    let toml = "[run]\nseed = 1\nstop = \"3ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
+                delay = \"1us\"\n[workload]\nkind = \"storage\"\nload = 0.2\n\
+                reconstruction_load = 0.3\ndegree = 6\nduration = \"100us\"\n\
+                [nic]\none_chunk_in_flight = \"64KB\"\n[cc]\nkind = \"dcqcn\"\n";
+    config_run("storage", toml, &["flows.csv", "messages.csv"]);
+}
+
+#[test]
+fn the_host_cpu_model_is_the_same_on_1_2_and_3_threads() {
+    let cpu = small_tree(
+        3,
+        "20us",
+        "[nic]\nmtu = \"1024B\"\n[cc]\nkind = \"none\"\n\
+         [transport]\nkind = \"pfc_free\"\nmessage = \"4KiB\"\nio_depth = 8\n[host]\ncores = 1\n",
+    );
+    config_run("cpu", &cpu, &["flows.csv", "hosts.csv"]);
+}
+
+#[test]
+fn a_two_pod_clos_is_the_same_on_1_2_and_3_threads() {
+    let clos = small_tree(5, "15us", DCQCN_PFC).replace(
+        "kind = \"fat_tree\"\nk = 4\n",
+        "kind = \"clos\"\npods = 2\n",
+    );
+    config_run("clos", &clos, &["flows.csv", "ports.csv"]);
 }

@@ -494,17 +494,11 @@ fn reset_peak_rss() -> bool {
 }
 
 /// Why scenario `name` cannot run on `o.threads` threads (its network
-/// cuts into fewer partitions, or its transport needs one thread), or an
-/// unknown name; `Ok` if it can.
+/// cuts into fewer partitions), or an unknown name; `Ok` if it can.
 pub fn check_threads(name: &str, o: &BenchOptions) -> Result<(), String> {
     let s = build(name, o).ok_or_else(|| format!("no scenario '{name}'"))?;
     if o.threads <= 1 {
         return Ok(());
-    }
-    if matches!(s.net.nic.transport, net::Transport::PfcFree(_)) {
-        return Err(format!(
-            "{name} runs the PFC-free transport, which needs one thread"
-        ));
     }
     partition(&s.topo, o.threads).map(drop)
 }

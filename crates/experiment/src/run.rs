@@ -81,18 +81,7 @@ pub fn run_scenario(
         })?;
     }
     sim.record_pfc(record_pfc);
-    // A run that cannot go on several threads: an error where they were
-    // asked for, one thread where they were only the default.
-    let map = match (map, &opts.engine) {
-        (Some(map), Some(spec)) if map.parts() > 1 => {
-            match crate::threads::check_parallel(spec, &map, &sim, &s.name) {
-                Some(e) if spec.threads.is_some() || spec.partitions.is_some() => return Err(e),
-                Some(_) => None,
-                None => Some(map),
-            }
-        }
-        _ => None,
-    };
+    let map = map.filter(|m| m.parts() > 1);
     let print_notes = |notes: &[String]| {
         if opts.print_notes {
             for n in notes {
@@ -117,6 +106,10 @@ pub fn run_scenario(
                 let (mut sim, _) =
                     build_simulation(&s, flows.clone(), opts.timeseries.as_ref(), false)
                         .expect("the same network built before");
+                if let Some(c) = &opts.capture {
+                    sim.capture(c.clone())
+                        .expect("the same capture set up before");
+                }
                 sim.record_pfc(record_pfc);
                 sim
             };

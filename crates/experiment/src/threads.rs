@@ -142,28 +142,6 @@ fn key_error(spec: &EngineSpec, scenario: &str, e: PartitionError) -> Experiment
     }
 }
 
-/// Why `sim` cannot run on several threads, as an error at the key that
-/// asked for them, or `None` if it can (or one thread was asked for).
-pub fn check_parallel(
-    spec: &EngineSpec,
-    map: &PartitionMap,
-    sim: &Simulation,
-    scenario: &str,
-) -> Option<ExperimentError> {
-    let why = sim.parallel_obstacle()?;
-    if map.parts() == 1 {
-        return None;
-    }
-    Some(key_error(
-        spec,
-        scenario,
-        PartitionError {
-            key: "threads",
-            message: format!("{} threads, but this run needs one: {why}", map.parts()),
-        },
-    ))
-}
-
 /// The build of one replica per partition, in parallel (building is
 /// deterministic: every replica is the same network).
 pub fn replicas(

@@ -135,6 +135,16 @@ pub(crate) struct Monitor {
     last_tx: Vec<u64>,
     last_time: Time,
     series: TimeSeries,
+    /// In a parallel run: the flows whose QPs this replica samples (those
+    /// its partition sends); `None`: every flow.
+    own: Option<Vec<bool>>,
+    /// In a parallel run, each sample's QP rows' flow indices (the merge
+    /// puts them in index order).
+    qp_index: Vec<u32>,
+    /// When the sample before the first (a baseline) was taken, if it was.
+    baseline_at: Option<Time>,
+    /// The rows of the ports' values so far (the same in every replica).
+    port_rows: u64,
 }
 
 /// The global ids of the ports `ports` selects, in its order; an error
@@ -215,7 +225,19 @@ impl Monitor {
                 qp_rates: cfg.qp_rates,
                 ..TimeSeries::default()
             },
+            own: None,
+            qp_index: Vec::new(),
+            baseline_at: None,
+            port_rows: 0,
         })
+    }
+
+    /// Sample as one partition of a parallel run (`parallel.rs`): the QPs
+    /// of the flows `own` marks only, and every sample up to the stop
+    /// (the limit on rows and the end of sampling when nothing else is
+    /// left need the whole network: [`Monitor::merge`] applies them).
+    pub(crate) fn partition(&mut self, own: Vec<bool>) {
+        self.own = Some(own);
     }
 
     /// The time of the first sample, a baseline one interval before the
@@ -250,6 +272,7 @@ impl Monitor {
                 let p = &ports[id as usize];
                 let per_class = if p.is_host { 1 } else { 2 };
                 s.rows += 1 + per_class * s.classes.len() as u64;
+                m.port_rows += 1 + per_class * s.classes.len() as u64;
                 s.tx_bytes.push(p.c.tx_bytes - m.last_tx[k]);
                 m.last_tx[k] = p.c.tx_bytes;
                 for &c in &s.classes {
@@ -262,7 +285,11 @@ impl Monitor {
             }
             if m.qp_rates {
                 for (i, qp) in qps.iter().enumerate() {
-                    if qp.end.is_none() {
+                    let own = m.own.as_ref().is_none_or(|o| o[i]);
+                    if qp.end.is_none() && own {
+                        if m.own.is_some() {
+                            m.qp_index.push(i as u32);
+                        }
                         s.rows += 1;
                         s.qp.push(QpSample {
                             time: now,
@@ -275,6 +302,7 @@ impl Monitor {
                 }
             }
         } else {
+            m.baseline_at = Some(now);
             for (k, &id) in m.port_ids.iter().enumerate() {
                 m.last_tx[k] = ports[id as usize].c.tx_bytes;
             }
@@ -285,10 +313,127 @@ impl Monitor {
         } else {
             now + m.series.interval
         };
+        if m.own.is_some() {
+            // The ports' rows alone reached the limit: the whole run's did
+            // at this sample or before.
+            return (next <= m.stop && m.port_rows < m.max_rows).then_some(next);
+        }
         if m.series.rows >= m.max_rows {
             m.series.truncated_at = Some(now);
         }
         // Nothing else pending: nothing can change any more, stop sampling.
         (next <= m.stop && more && m.series.truncated_at.is_none()).then_some(next)
+    }
+}
+
+/// What the merge of a parallel run's monitors found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MergedMonitor {
+    /// `Monitor` events one queue would have handled.
+    pub events: u64,
+    /// The last of them.
+    pub last: Option<Time>,
+}
+
+impl Monitor {
+    /// The global ids of the sampled ports.
+    pub(crate) fn port_ids(&self) -> &[u32] {
+        &self.port_ids
+    }
+
+    /// Whether sampling was not cut short by the row limit.
+    pub(crate) fn sampling(&self) -> bool {
+        self.series.truncated_at.is_none()
+    }
+
+    /// One monitor holding what a sequential run's would, from the
+    /// replicas' of a parallel run (in partition order; every replica took
+    /// the same samples): each port's values from `port_owner[k]`, the
+    /// partition that owns the `k`-th sampled port, each QP's rate from
+    /// the partition that sampled it, in flow order. Then the rules that
+    /// need the whole network, as one run applies them sample by sample:
+    /// sampling stops at the sample that reaches `max_rows`, or at the
+    /// first one at or after `idle_from`, the time of the run's last
+    /// other event when nothing was left after it.
+    pub(crate) fn merge(
+        mut monitors: Vec<Monitor>,
+        port_owner: &[u32],
+        idle_from: Option<Time>,
+    ) -> (Monitor, MergedMonitor) {
+        let first = &monitors[0];
+        let (np, nc) = (first.port_ids.len(), first.series.classes.len());
+        let times = first.series.times.clone();
+        let mut cursor = vec![0usize; monitors.len()];
+        let mut s = TimeSeries {
+            interval: first.series.interval,
+            ports: first.series.ports.clone(),
+            classes: first.series.classes.clone(),
+            qp_rates: first.series.qp_rates,
+            ..TimeSeries::default()
+        };
+        let port_rows: u64 = s
+            .ports
+            .iter()
+            .map(|p| 1 + if p.is_switch { 2 } else { 1 } * nc as u64)
+            .sum();
+        let (max_rows, stop_after) = (first.max_rows, idle_from);
+        let mut calls = 0;
+        let mut last = None;
+        let mut go_on = true;
+        if let Some(b) = first.baseline_at {
+            calls += 1;
+            last = Some(b);
+            if max_rows == 0 {
+                s.truncated_at = Some(b);
+                go_on = false;
+            } else if stop_after.is_some_and(|t| b >= t) {
+                go_on = false;
+            }
+        }
+        for (i, &t) in times.iter().enumerate() {
+            if !go_on {
+                break;
+            }
+            calls += 1;
+            last = Some(t);
+            s.times.push(t);
+            s.elapsed.push(monitors[0].series.elapsed[i]);
+            s.rows += port_rows;
+            for k in 0..np {
+                let m = &monitors[port_owner[k] as usize].series;
+                s.tx_bytes.push(m.tx_bytes[i * np + k]);
+                let c = (i * np + k) * nc..(i * np + k + 1) * nc;
+                s.queue.extend_from_slice(&m.queue[c.clone()]);
+                s.paused.extend_from_slice(&m.paused[c]);
+            }
+            // This sample's QP rows of every partition, in flow order.
+            let mut rows: Vec<(u32, QpSample)> = Vec::new();
+            for (m, at) in monitors.iter().zip(cursor.iter_mut()) {
+                while m.series.qp.get(*at).is_some_and(|q| q.time == t) {
+                    rows.push((m.qp_index[*at], m.series.qp[*at]));
+                    *at += 1;
+                }
+            }
+            rows.sort_by_key(|&(i, _)| i);
+            s.rows += rows.len() as u64;
+            s.qp.extend(rows.into_iter().map(|(_, q)| q));
+            if s.rows >= max_rows {
+                s.truncated_at = Some(t);
+                go_on = false;
+            } else if stop_after.is_some_and(|after| t >= after) {
+                go_on = false;
+            }
+        }
+        let mut m = monitors.swap_remove(0);
+        m.series = s;
+        m.own = None;
+        m.qp_index = Vec::new();
+        (
+            m,
+            MergedMonitor {
+                events: calls,
+                last,
+            },
+        )
     }
 }

@@ -54,35 +54,25 @@
 //! its destination's; completions, the PFC log and the transmit log from
 //! all, in `(time, event)` order of the events that wrote them (the order
 //! one queue gives); the queue-length dumps line by line from the owner of
-//! each line's port; event and frame counts summed.
+//! each line's port; event and frame counts summed. A time series's
+//! samples (every replica takes each, of its own ports and its own flows'
+//! QPs) and a capture's frames (each recorded by the partition whose
+//! port sent it) are merged the same way, and the rules of either that
+//! need the whole network (a sample or frame limit, the end of sampling
+//! when nothing else is left) are applied to the merged records
+//! (`docs/parallel.md`, "Samples, captures and software ACKs").
 
 use crate::event::Event;
+use crate::monitor::{MergedMonitor, Monitor};
 use crate::partition::PartitionMap;
 use crate::results::ProgressInfo;
 use crate::sim::Simulation;
-use crate::wire::{InFlight, IntHop, Packet, MAX_INT_HOPS};
+use crate::transport::AckBody;
+use crate::wire::{InFlight, IntHop, Packet, PacketKind, MAX_INT_HOPS};
 use engine::{Delta, EventQueue, Time};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// What stops a run from going on several threads: a feature whose state
-/// spans nodes. `None` if the run can.
-pub(crate) fn obstacle(sim: &Simulation) -> Option<&'static str> {
-    if sim.monitor.is_some() {
-        return Some("a time series ([timeseries]) samples the whole network at once");
-    }
-    if sim.cx.capture.is_some() {
-        return Some("a packet capture ([capture]) numbers frames over the whole network");
-    }
-    if matches!(sim.cfg.nic.transport, crate::config::Transport::PfcFree(_)) {
-        return Some(
-            "the PFC-free transport's sender reads its receiver's state (the software \
-             ACK's body)",
-        );
-    }
-    None
-}
 
 /// How a parallel run went: what limits its speed-up.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -113,6 +103,8 @@ struct Post {
     port: u32,
     f: InFlight,
     int: Option<([IntHop; MAX_INT_HOPS], u32)>,
+    /// A software ACK's body (`transport::pfc_free::AckBodies`).
+    body: Option<AckBody>,
 }
 
 /// Where a partition stands at the end of the first phase of a window in
@@ -139,6 +131,9 @@ struct Published {
     done: Done,
     events: u64,
     completed: usize,
+    /// It has an event pending other than a sample (`Event::Monitor`), or
+    /// sent a frame across a cut: something can still change.
+    real: bool,
 }
 
 /// A barrier that spins (a window is about a microsecond of simulated
@@ -232,6 +227,14 @@ struct Part {
     completed_by: Vec<(Time, Event)>,
     pfc_by: Vec<(Time, Event)>,
     tx_by: Vec<(Time, Event)>,
+    /// The same for the frames the capture recorded.
+    capture_by: Vec<(Time, Event)>,
+    /// The time of the last event other than a sample.
+    last_real: Time,
+    /// Samples (`Event::Monitor`) handled.
+    samples: u64,
+    /// The run ended with nothing but samples left.
+    idle: bool,
     /// Events handled here that another partition counts.
     dup: u64,
     cut_frames: u64,
@@ -276,6 +279,14 @@ impl Part {
         let own: Vec<usize> = (0..sim.flows.len())
             .filter(|&f| owns(sim.flows[f].src))
             .collect();
+        // Samples of the whole network: each replica samples what it
+        // owns, merged at the end.
+        if let Some(m) = sim.monitor.as_mut() {
+            m.partition(sim.flows.iter().map(|f| owns(f.src)).collect());
+        }
+        if let Some(c) = sim.cx.capture.as_mut() {
+            c.partition();
+        }
         Part {
             id,
             sim,
@@ -286,10 +297,21 @@ impl Part {
             completed_by: Vec::new(),
             pfc_by: Vec::new(),
             tx_by: Vec::new(),
+            capture_by: Vec::new(),
+            last_real: Time::ZERO,
+            samples: 0,
+            idle: false,
             dup: 0,
             cut_frames: 0,
             barrier_wait: Duration::ZERO,
         }
+    }
+
+    /// It has an event pending other than a sample (of which at most one
+    /// is pending).
+    fn real_pending(&self) -> bool {
+        let q = &self.sim.cx.q;
+        q.len() > 1 || q.peek().is_some_and(|(_, ev)| ev != Event::Monitor)
     }
 
     /// Every flow of its hosts arrived and finished.
@@ -313,6 +335,7 @@ impl Part {
             sim.cx.completed.len(),
             sim.cx.pfc_log.len(),
             sim.cx.tx_log.len(),
+            sim.cx.capture.as_ref().map_or(0, |c| c.recorded()),
         );
         match ev {
             Event::FlowArrive { flow } => {
@@ -340,6 +363,16 @@ impl Part {
         }
         for _ in logs.2..cx.tx_log.len() {
             self.tx_by.push((t, ev));
+        }
+        if let Some(c) = &cx.capture {
+            for _ in logs.3..c.recorded() {
+                self.capture_by.push((t, ev));
+            }
+        }
+        if ev == Event::Monitor {
+            self.samples += 1;
+        } else {
+            self.last_real = t;
         }
     }
 
@@ -415,7 +448,10 @@ impl Part {
                 while let Some(f) = fl.pop_front() {
                     first = Some(first.map_or(f.arrive, |t| t.min(f.arrive)));
                     let int = sim.cx.int_pool.take(f.pkt.int);
-                    out.push(Post { port, f, int });
+                    let body = (f.pkt.kind == PacketKind::SoftAck)
+                        .then(|| sim.cx.soft_acks.take_exact(f.pkt.flow, f.pkt.seq))
+                        .flatten();
+                    out.push(Post { port, f, int, body });
                     self.cut_frames += 1;
                 }
                 fl.push_back(placeholder);
@@ -436,9 +472,18 @@ impl Part {
                     .expect("no thread panicked"),
             );
             let sim = &mut self.sim;
-            for Post { port, mut f, int } in posts {
+            for Post {
+                port,
+                mut f,
+                int,
+                body,
+            } in posts
+            {
                 if let Some((hops, count)) = int {
                     f.pkt.int = sim.cx.int_pool.put(hops, count);
+                }
+                if let Some(body) = body {
+                    sim.cx.soft_acks.put(f.pkt.flow, f.pkt.seq, body);
                 }
                 let wire = &mut sim.ports[port as usize].flight;
                 let first = wire.is_empty();
@@ -459,12 +504,14 @@ impl Part {
         let mut m = sh.published[slot][self.id as usize]
             .lock()
             .expect("no thread panicked");
+        let real = posted.is_some() || self.real_pending();
         *m = Published {
             next,
             survives: self.survives(l),
             done: Done::No,
             events: sim.cx.events - self.dup,
             completed: sim.cx.completed.len(),
+            real,
         };
     }
 
@@ -511,6 +558,16 @@ impl Part {
                 break;
             };
             if start > plan.stop {
+                break;
+            }
+            if !seen.iter().any(|s| s.real) {
+                // Nothing but samples left: one run takes the next (which
+                // finds nothing pending, and is its last) and ends; the
+                // merge keeps the samples up to that one.
+                if let Some((t, ev)) = self.sim.cx.q.pop_not_after(plan.stop) {
+                    self.step(t, ev, plan.part_of);
+                }
+                self.idle = true;
                 break;
             }
             windows += 1;
@@ -593,11 +650,6 @@ impl Simulation {
         host.start(flow, cx);
     }
 
-    /// Why this run cannot go on several threads, if it cannot.
-    pub fn parallel_obstacle(&self) -> Option<&'static str> {
-        obstacle(self)
-    }
-
     /// Run on one thread per partition of `map`: `replicas` are the same
     /// network built once per partition (in partition order), and the
     /// result is one simulation holding what a sequential run would, as if
@@ -606,8 +658,7 @@ impl Simulation {
     /// every `every` events.
     ///
     /// # Panics
-    /// If the number of replicas is not the number of partitions, or a
-    /// replica has an [`Simulation::parallel_obstacle`].
+    /// If the number of replicas is not the number of partitions.
     pub fn run_parallel(
         mut replicas: Vec<Simulation>,
         map: &PartitionMap,
@@ -630,7 +681,6 @@ impl Simulation {
             };
             return (sim, stats);
         }
-        assert!(obstacle(&replicas[0]).is_none(), "checked by the caller");
         let part_of: Vec<u32> = (0..replicas[0].topo.kinds.len() as u32)
             .map(|n| map.partition_of(n))
             .collect();
@@ -678,13 +728,24 @@ impl Simulation {
                 windows = first.work(&sh, &plan, Some((&mut progress, every)));
             });
         }
-        // The dumps owed up to the end, by every partition (each of its
-        // own ports), as the sequential loop writes them.
-        let now = parts
+        // The samples of the whole network, and the end: the last event
+        // one run handles, its last sample included.
+        let last_real = parts
             .iter()
-            .map(|pt| pt.sim.cx.now)
+            .map(|pt| pt.last_real)
             .max()
             .unwrap_or(Time::ZERO);
+        let monitor = merge_monitors(&mut parts, &part_of, last_real);
+        let now = match &monitor {
+            Some((_, m)) => last_real.max(m.last.unwrap_or(Time::ZERO)),
+            None => parts
+                .iter()
+                .map(|pt| pt.sim.cx.now)
+                .max()
+                .unwrap_or(Time::ZERO),
+        };
+        // The dumps owed up to the end, by every partition (each of its
+        // own ports), as the sequential loop writes them.
         let until = if plan.stop == Time::MAX {
             now
         } else {
@@ -703,7 +764,7 @@ impl Simulation {
             barrier_wait: parts.iter().map(|pt| pt.barrier_wait).collect(),
             wall: wall0.elapsed(),
         };
-        let sim = merge(parts, &part_of);
+        let sim = merge(parts, &part_of, now, monitor);
         (sim, stats)
     }
 }
@@ -724,8 +785,36 @@ fn merge_log<T: Clone>(logs: Vec<(&[T], &[Key])>) -> Vec<T> {
         .collect()
 }
 
-/// One simulation holding each node's state from its owner (module doc).
-fn merge(mut parts: Vec<Part>, part_of: &[u32]) -> Simulation {
+/// The replicas' time series as one run's, with the `Monitor` events
+/// one run handles (`None` without a time series).
+fn merge_monitors(
+    parts: &mut [Part],
+    part_of: &[u32],
+    last_real: Time,
+) -> Option<(Box<Monitor>, MergedMonitor)> {
+    let monitors: Vec<Monitor> = parts
+        .iter_mut()
+        .map(|pt| pt.sim.monitor.take().map(|m| *m))
+        .collect::<Option<_>>()?;
+    let sim = &parts[0].sim;
+    let owner: Vec<u32> = monitors[0]
+        .port_ids()
+        .iter()
+        .map(|&id| part_of[sim.ports[id as usize].node as usize])
+        .collect();
+    let idle = parts[0].idle.then_some(last_real);
+    let (m, merged) = Monitor::merge(monitors, &owner, idle);
+    Some((Box::new(m), merged))
+}
+
+/// One simulation holding each node's state from its owner (module doc),
+/// which ended at `now`, with the merged time series.
+fn merge(
+    mut parts: Vec<Part>,
+    part_of: &[u32],
+    now: Time,
+    monitor: Option<(Box<Monitor>, MergedMonitor)>,
+) -> Simulation {
     let completed = merge_log(
         parts
             .iter()
@@ -744,14 +833,32 @@ fn merge(mut parts: Vec<Part>, part_of: &[u32]) -> Simulation {
             .map(|pt| (pt.sim.cx.tx_log.as_slice(), pt.tx_by.as_slice()))
             .collect(),
     );
-    let events: u64 = parts.iter().map(|pt| pt.sim.cx.events - pt.dup).sum();
+    let capture = merge_log(
+        parts
+            .iter()
+            .filter_map(|pt| {
+                let c = pt.sim.cx.capture.as_ref()?;
+                Some((c.frames(), pt.capture_by.as_slice()))
+            })
+            .collect(),
+    );
+    let mut events: u64 = parts.iter().map(|pt| pt.sim.cx.events - pt.dup).sum();
+    if let Some((_, m)) = &monitor {
+        // Samples are counted by the first partition; it may have taken
+        // some after the last one one run takes.
+        events -= parts[0].samples - m.events;
+    }
     let hops: u64 = parts.iter().map(|pt| pt.sim.cx.packet_hops).sum();
-    let now = parts
-        .iter()
-        .map(|pt| pt.sim.cx.now)
-        .max()
-        .unwrap_or(Time::ZERO);
-    let pending = parts.iter().position(|pt| !pt.sim.cx.q.is_empty());
+    // What one queue would still hold: a sample only while one run would
+    // still be sampling.
+    let sampling = monitor
+        .as_ref()
+        .is_some_and(|(m, _)| !parts[0].idle && m.sampling());
+    let pending = parts.iter().position(Part::real_pending).or_else(|| {
+        sampling
+            .then(|| parts.iter().position(|pt| !pt.sim.cx.q.is_empty()))
+            .flatten()
+    });
     let qlen = merge_qlen(&parts, part_of);
     // Placeholders off the cut wires.
     for pt in &mut parts {
@@ -798,8 +905,16 @@ fn merge(mut parts: Vec<Part>, part_of: &[u32]) -> Simulation {
             std::mem::swap(&mut sim.rx[f], &mut rest[o as usize - 1].rx[f]);
         }
     }
-    if let Some(i) = pending.filter(|&i| i != 0) {
-        std::mem::swap(&mut sim.cx.q, &mut rest[i - 1].cx.q);
+    match pending {
+        Some(0) => {}
+        Some(i) => std::mem::swap(&mut sim.cx.q, &mut rest[i - 1].cx.q),
+        None => sim.cx.q = EventQueue::new(),
+    }
+    if let Some(c) = sim.cx.capture.take() {
+        sim.cx.capture = Some(Box::new(c.merge(capture)));
+    }
+    if let Some((m, _)) = monitor {
+        sim.monitor = Some(m);
     }
     sim.cx.completed = completed;
     sim.cx.pfc_log = pfc_log;

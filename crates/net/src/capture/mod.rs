@@ -74,6 +74,9 @@ pub(crate) struct Capture {
     /// Per flow index: kept; empty: every flow.
     flows: Vec<bool>,
     max_frames: u64,
+    /// The configured `max_frames` (a partition of a parallel run records
+    /// one more).
+    limit: u64,
     /// Per global port id: the interface whose port sends (`[0]`) or
     /// receives (`[1]`) what this port sends, or `NONE`.
     iface_of: Vec<[u32; 2]>,
@@ -121,6 +124,40 @@ impl Capture {
                 pkt: *pkt,
             });
         }
+    }
+}
+
+impl Capture {
+    /// Frames recorded so far.
+    pub(crate) fn recorded(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The frames recorded so far, in the order they were.
+    pub(crate) fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// Record as one partition of a parallel run (`parallel.rs`): one
+    /// frame more than the limit, whose time is the one
+    /// [`CaptureFile::truncated_at`] reports if it is the first over the
+    /// limit of the whole run ([`Capture::merge`]).
+    pub(crate) fn partition(&mut self) {
+        self.max_frames = self.max_frames.saturating_add(1);
+    }
+
+    /// The capture of a parallel run from its partitions': `frames`, all
+    /// of them, in the order one run records them (by the event that
+    /// recorded each), and the limit applied to them.
+    pub(crate) fn merge(mut self, frames: Vec<Frame>) -> Capture {
+        self.max_frames = self.limit;
+        self.frames = frames;
+        self.truncated_at = None;
+        if self.frames.len() as u64 > self.limit {
+            self.truncated_at = Some(self.frames[self.limit as usize].time);
+            self.frames.truncate(self.limit as usize);
+        }
+        self
     }
 }
 
@@ -226,6 +263,7 @@ impl Capture {
             classes,
             flows,
             max_frames: cfg.max_frames,
+            limit: cfg.max_frames,
             iface_of,
             frames: Vec::new(),
             truncated_at: None,
