@@ -333,17 +333,15 @@ pub(crate) struct MergedMonitor {
     pub events: u64,
     /// The last of them.
     pub last: Option<Time>,
+    /// One run's sampling ended at that one (the row limit, or nothing
+    /// else left): it left no sample pending.
+    pub ended: bool,
 }
 
 impl Monitor {
     /// The global ids of the sampled ports.
     pub(crate) fn port_ids(&self) -> &[u32] {
         &self.port_ids
-    }
-
-    /// Whether sampling was not cut short by the row limit.
-    pub(crate) fn sampling(&self) -> bool {
-        self.series.truncated_at.is_none()
     }
 
     /// One monitor holding what a sequential run's would, from the
@@ -433,6 +431,7 @@ impl Monitor {
             MergedMonitor {
                 events: calls,
                 last,
+                ended: !go_on,
             },
         )
     }

@@ -557,17 +557,18 @@ impl Part {
             let Some(start) = seen.iter().filter_map(|s| s.next).min() else {
                 break;
             };
-            if start > plan.stop {
-                break;
-            }
             if !seen.iter().any(|s| s.real) {
-                // Nothing but samples left: one run takes the next (which
-                // finds nothing pending, and is its last) and ends; the
-                // merge keeps the samples up to that one.
+                // Nothing but samples left: one run takes the next, if
+                // before the stop (it finds nothing pending, and is its
+                // last), and ends; the merge keeps the samples up to that
+                // one.
                 if let Some((t, ev)) = self.sim.cx.q.pop_not_after(plan.stop) {
                     self.step(t, ev, plan.part_of);
                 }
                 self.idle = true;
+                break;
+            }
+            if start > plan.stop {
                 break;
             }
             windows += 1;
@@ -851,9 +852,7 @@ fn merge(
     let hops: u64 = parts.iter().map(|pt| pt.sim.cx.packet_hops).sum();
     // What one queue would still hold: a sample only while one run would
     // still be sampling.
-    let sampling = monitor
-        .as_ref()
-        .is_some_and(|(m, _)| !parts[0].idle && m.sampling());
+    let sampling = monitor.as_ref().is_some_and(|(_, m)| !m.ended);
     let pending = parts.iter().position(Part::real_pending).or_else(|| {
         sampling
             .then(|| parts.iter().position(|pt| !pt.sim.cx.q.is_empty()))
