@@ -68,7 +68,7 @@ use crate::partition::PartitionMap;
 use crate::results::ProgressInfo;
 use crate::sim::Simulation;
 use crate::transport::AckBody;
-use crate::wire::{InFlight, IntHop, Packet, PacketKind, MAX_INT_HOPS};
+use crate::wire::{InFlight, IntHop, Packet, PacketKind, MAX_INT_HOPS, NO_INT};
 use engine::{Delta, EventQueue, Time};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -96,15 +96,19 @@ pub struct ParallelStats {
     pub wall: Duration,
 }
 
-/// A frame moving from one partition's copy of a cut wire to another's:
-/// the sending port, the frame with its arrival time, and its INT records.
-#[derive(Debug)]
-struct Post {
-    port: u32,
-    f: InFlight,
-    int: Option<([IntHop; MAX_INT_HOPS], u32)>,
-    /// A software ACK's body (`transport::pfc_free::AckBodies`).
-    body: Option<AckBody>,
+/// The frames one partition sends another across cuts in one window, in
+/// buffers that keep their capacity from window to window (no allocation
+/// once the largest window has been seen). Each frame is the sending port
+/// and the frame with its arrival time; a frame with INT records carries,
+/// in place of its handle in the sender's pool, the index of its records
+/// in `int` (by value: the receiver's pool gives them a slot). A software
+/// ACK's body (`transport::pfc_free::AckBodies`) travels in `bodies`, one
+/// entry per software ACK in `frames`' order.
+#[derive(Debug, Default)]
+struct Mailbox {
+    frames: Vec<(u32, InFlight)>,
+    int: Vec<([IntHop; MAX_INT_HOPS], u32)>,
+    bodies: Vec<Option<AckBody>>,
 }
 
 /// Where a partition stands at the end of the first phase of a window in
@@ -186,7 +190,7 @@ struct Shared {
     barrier: SpinBarrier,
     published: [Vec<Mutex<Published>>; 2],
     /// Index `from * p + to`.
-    mail: [Vec<Mutex<Vec<Post>>>; 2],
+    mail: [Vec<Mutex<Mailbox>>; 2],
 }
 
 impl Shared {
@@ -426,7 +430,7 @@ impl Part {
 
     /// Move what this partition sent across cuts into `mail`; the
     /// earliest arrival among them.
-    fn post(&mut self, mail: &[Mutex<Vec<Post>>], p: usize) -> Option<Time> {
+    fn post(&mut self, mail: &[Mutex<Mailbox>], p: usize) -> Option<Time> {
         let mut first: Option<Time> = None;
         let sim = &mut self.sim;
         for (to, ports) in self.cut_out.iter().enumerate() {
@@ -436,23 +440,28 @@ impl Part {
             {
                 continue;
             }
-            let mut out = mail[self.id as usize * p + to]
+            let mut guard = mail[self.id as usize * p + to]
                 .lock()
                 .expect("no thread panicked");
+            let out = &mut *guard;
             for &port in ports {
                 let fl = &mut sim.ports[port as usize].flight;
                 if fl.len() <= 1 {
                     continue;
                 }
                 let placeholder = fl.pop_front().expect("a placeholder");
-                while let Some(f) = fl.pop_front() {
+                self.cut_frames += fl.len() as u64;
+                while let Some(mut f) = fl.pop_front() {
                     first = Some(first.map_or(f.arrive, |t| t.min(f.arrive)));
-                    let int = sim.cx.int_pool.take(f.pkt.int);
-                    let body = (f.pkt.kind == PacketKind::SoftAck)
-                        .then(|| sim.cx.soft_acks.take_exact(f.pkt.flow, f.pkt.seq))
-                        .flatten();
-                    out.push(Post { port, f, int, body });
-                    self.cut_frames += 1;
+                    if let Some(records) = sim.cx.int_pool.take(f.pkt.int) {
+                        f.pkt.int = out.int.len() as u32;
+                        out.int.push(records);
+                    }
+                    if f.pkt.kind == PacketKind::SoftAck {
+                        out.bodies
+                            .push(sim.cx.soft_acks.take_exact(f.pkt.flow, f.pkt.seq));
+                    }
+                    out.frames.push((port, f));
                 }
                 fl.push_back(placeholder);
             }
@@ -461,29 +470,26 @@ impl Part {
     }
 
     /// Put the frames sent to this partition on its copies of their wires.
-    fn receive(&mut self, mail: &[Mutex<Vec<Post>>], p: usize) {
+    fn receive(&mut self, mail: &[Mutex<Mailbox>], p: usize) {
         for from in 0..p {
             if from == self.id as usize {
                 continue;
             }
-            let posts = std::mem::take(
-                &mut *mail[from * p + self.id as usize]
-                    .lock()
-                    .expect("no thread panicked"),
-            );
+            let mut guard = mail[from * p + self.id as usize]
+                .lock()
+                .expect("no thread panicked");
+            let Mailbox { frames, int, bodies } = &mut *guard;
             let sim = &mut self.sim;
-            for Post {
-                port,
-                mut f,
-                int,
-                body,
-            } in posts
-            {
-                if let Some((hops, count)) = int {
+            let mut bodies_in = bodies.drain(..);
+            for (port, mut f) in frames.drain(..) {
+                if f.pkt.int != NO_INT {
+                    let (hops, count) = int[f.pkt.int as usize];
                     f.pkt.int = sim.cx.int_pool.put(hops, count);
                 }
-                if let Some(body) = body {
-                    sim.cx.soft_acks.put(f.pkt.flow, f.pkt.seq, body);
+                if f.pkt.kind == PacketKind::SoftAck {
+                    if let Some(body) = bodies_in.next().expect("a body slot per ACK") {
+                        sim.cx.soft_acks.put(f.pkt.flow, f.pkt.seq, body);
+                    }
                 }
                 let wire = &mut sim.ports[port as usize].flight;
                 let first = wire.is_empty();
@@ -492,6 +498,7 @@ impl Part {
                     sim.cx.q.push(f.arrive, Event::LinkDeliver { port });
                 }
             }
+            int.clear();
         }
     }
 
