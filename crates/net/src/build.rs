@@ -629,7 +629,12 @@ impl Simulation {
                     port: first,
                     line_rate: ports[first as usize].rate,
                     acks: Fifo::new(),
-                    sched: Default::default(),
+                    sched: match &cfg.dcqcn_fleet {
+                        Some(f) if f.leaks_congestion(node as u32) => {
+                            crate::nic::sched::QpSched::head_of_line_blocking()
+                        }
+                        _ => Default::default(),
+                    },
                     wake_at: Time::MAX,
                     last_cnp: Default::default(),
                     cpu: crate::host_cpu::HostCpu::new(&cfg.host),

@@ -27,6 +27,7 @@ fn goodput(receiver: DcqcnGen, fix: bool) -> f64 {
             interop_fix: fix,
             burst_packets: [1; 3],
             gen1_loss_recovery: Delta::ZERO,
+            congestion_leaking: [false; 3],
         }),
         ..NetConfig::default()
     };
@@ -77,6 +78,7 @@ fn gen1_fleet(hosts: u32, burst: u32, recovery: Delta) -> NetConfig {
             interop_fix: false,
             burst_packets: [burst, 1, 1],
             gen1_loss_recovery: recovery,
+            congestion_leaking: [false; 3],
         }),
         ..NetConfig::default()
     }

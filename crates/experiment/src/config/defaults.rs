@@ -198,6 +198,8 @@ resume_offset = "{resume}"           # {PEER} `switch-mmu.cc` (resume at thresho
 #                                 # (Gen1 is per burst, Azure §7.2; no size given)
 # gen2_burst = 1                  # and gen3_burst: 1, or gen1_burst with the fix
 # gen1_loss_recovery = "{gen1_rec}"   # go-back-N after a NACK (Azure §2.4: hundreds of us)
+# congestion_leaking = []         # generations with the head-of-line bug (Azure §8.3),
+#                                 # e.g. ["gen2"]: every QP of the NIC at the slowest's rate
 
 [ecn]
 enabled = {ecn_on}                    # {PEER} ENABLE_QCN

@@ -39,6 +39,9 @@ pub struct DcqcnFleetSection {
     pub gen3_burst: Option<i64>,
     /// Gen1's go-back-N recovery time after a NACK.
     pub gen1_loss_recovery: Option<String>,
+    /// Generations whose NICs have the congestion-leaking bug (Azure §8.3),
+    /// by name: `["gen2"]`.
+    pub congestion_leaking: Option<Vec<String>>,
 }
 
 pub(super) fn build_fleet(
@@ -98,12 +101,24 @@ pub(super) fn build_fleet(
         Some(v) => cx.time("dcqcn_fleet.gen1_loss_recovery", v)?,
         None => DEFAULT_GEN1_LOSS_RECOVERY,
     };
+    // Off unless listed: the paper's vendor fixed it on every NIC.
+    let mut congestion_leaking = [false; 3];
+    for name in s.congestion_leaking.iter().flatten() {
+        let Some(i) = DcqcnGen::ALL.iter().position(|(n, _)| n == name) else {
+            return Err(cx.err(
+                "dcqcn_fleet.congestion_leaking",
+                format!("unknown NIC generation \"{name}\" (gen1, gen2 or gen3)"),
+            ));
+        };
+        congestion_leaking[i] = true;
+    }
     net.dcqcn_fleet = Some(DcqcnFleet {
         hosts,
         gen1_cnp_interval,
         interop_fix,
         burst_packets,
         gen1_loss_recovery,
+        congestion_leaking,
     });
     Ok(())
 }

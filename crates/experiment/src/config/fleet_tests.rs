@@ -35,6 +35,23 @@ fn bursts_and_recovery_default_and_follow_the_fix() {
 }
 
 #[test]
+fn congestion_leaking_is_off_unless_a_generation_is_listed() {
+    let f = fleet_of("").unwrap();
+    assert_eq!(f.congestion_leaking, [false; 3]);
+    assert!(!f.leaks_congestion(1));
+    let f = fleet_of("congestion_leaking = [\"gen2\", \"gen3\"]\n").unwrap();
+    assert_eq!(f.congestion_leaking, [false, true, true]);
+    assert!(f.leaks_congestion(1), "host 1 is Gen2");
+    assert!(!f.leaks_congestion(0), "host 0 is Gen1");
+    let e = fleet_of("congestion_leaking = [\"gen4\"]\n").unwrap_err();
+    assert!(
+        e.starts_with("t.toml:17: dcqcn_fleet.congestion_leaking: "),
+        "{e}"
+    );
+    assert!(e.contains("gen4"), "{e}");
+}
+
+#[test]
 fn bad_bursts_and_recovery_name_their_key() {
     let e = fleet_of("gen2_burst = 0\n").unwrap_err();
     assert!(e.starts_with("t.toml:17: dcqcn_fleet.gen2_burst: "), "{e}");

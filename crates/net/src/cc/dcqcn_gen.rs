@@ -27,6 +27,14 @@
 //!   of microseconds" to recover a lost packet): a Gen1 sender that hears
 //!   a NACK resends from the lost packet only after its recovery time.
 //!
+//! - **Congestion leaking** (Azure §8.3, an optional bug mode): with the
+//!   interop features on, a Gen2 NIC's firmware had a head-of-line block
+//!   in its rate limiting, and every QP of the NIC ran at about the rate
+//!   of its most congested one. A NIC of a generation listed in
+//!   [`DcqcnFleet::congestion_leaking`] serves its QPs in strict rotation
+//!   and waits for the next QP's rate limiter instead of passing it over
+//!   (`nic/sched.rs`).
+//!
 //! (docs/dcqcn-generations.md.)
 
 use engine::{Delta, Rate, Time};
@@ -67,6 +75,10 @@ pub struct DcqcnFleet {
     /// How long a Gen1 sender's go-back-N takes to start resending after a
     /// NACK; zero: at once.
     pub gen1_loss_recovery: Delta,
+    /// The generations (in [`DcqcnGen::ALL`]'s order) whose NICs have the
+    /// congestion-leaking bug: head-of-line blocking across the NIC's QPs
+    /// at the rate limiter (Azure §8.3). None by default.
+    pub congestion_leaking: [bool; 3],
 }
 
 impl DcqcnFleet {
@@ -112,6 +124,12 @@ impl DcqcnFleet {
             Some(DcqcnGen::Gen1) => self.gen1_loss_recovery,
             _ => Delta::ZERO,
         }
+    }
+
+    /// Whether the NIC of host `host` has the congestion-leaking bug.
+    pub fn leaks_congestion(&self, host: u32) -> bool {
+        self.gen_of(host)
+            .is_some_and(|g| self.congestion_leaking[g as usize])
     }
 
     /// Whether the NP of host `host` may send a CNP for a marked packet
@@ -190,6 +208,7 @@ mod tests {
             interop_fix: fix,
             burst_packets: [8, 1, 1],
             gen1_loss_recovery: Delta::from_us(200),
+            congestion_leaking: [false, true, false],
         }
     }
 
@@ -224,6 +243,9 @@ mod tests {
         assert_eq!(f.loss_recovery_of(0), Delta::from_us(200));
         assert_eq!(f.loss_recovery_of(1), Delta::ZERO);
         assert_eq!(f.loss_recovery_of(7), Delta::ZERO);
+        assert!(!f.leaks_congestion(0), "Gen1 not listed");
+        assert!(f.leaks_congestion(1), "Gen2 listed");
+        assert!(!f.leaks_congestion(7), "not in the fleet");
     }
 
     #[test]

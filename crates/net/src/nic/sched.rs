@@ -37,6 +37,16 @@
 //! moves between the two forms (at [`TREE_ABOVE`] and [`SCAN_BELOW`]
 //! active QPs) with the cursor carried over, so the choices are the
 //! scan's throughout.
+//!
+//! A NIC with the congestion-leaking bug (Azure §8.3; `cc/dcqcn_gen.rs`)
+//! keeps the scan at any count and does not pass over a QP that waits for
+//! its pacing: the first QP in rotation that has something to send and
+//! that flow control lets send is the choice, and if its pacing allows it
+//! only later the NIC waits for it. Each QP then sends once per round,
+//! and the round lasts as long as the slowest QP's gap: every QP runs at
+//! about the slowest one's rate. (Only the pacing blocks: a QP held by its
+//! window, its transport or flow control is passed over, rdmasim's
+//! choice.)
 
 use engine::Time;
 use std::collections::{BTreeMap, BTreeSet};
@@ -110,6 +120,8 @@ pub(crate) struct QpSched {
     /// [`TREE_ABOVE`] and [`SCAN_BELOW`] (other values in tests).
     above: usize,
     below: usize,
+    /// The congestion-leaking bug: a paced QP blocks the rotation.
+    head_of_line: bool,
 }
 
 impl Default for QpSched {
@@ -126,6 +138,16 @@ impl QpSched {
             tree: None,
             above,
             below,
+            head_of_line: false,
+        }
+    }
+
+    /// The scheduler of a NIC with the congestion-leaking bug: the scan
+    /// at any count, blocked by a QP that waits for its pacing.
+    pub fn head_of_line_blocking() -> Self {
+        QpSched {
+            head_of_line: true,
+            ..QpSched::with_limits(usize::MAX, 0)
         }
     }
 
@@ -250,6 +272,9 @@ impl QpSched {
                 continue;
             }
             if at > now {
+                if self.head_of_line {
+                    return Err(Some(at));
+                }
                 earliest = earliest.min(at);
                 continue;
             }
