@@ -129,6 +129,7 @@ enabled = {pfc_on}                    # {PEER} `switch-mmu.cc`
 mode = "{pfc_mode}"           # "until_resume" ({PEER} `QbbNetDevice::Receive`) | "quanta" (IEEE 802.1Qbb)
 # quanta = {quanta}                # mode = "quanta" only; rdmasim's choice (the largest pause)
 # refresh_fraction = {refresh}        # mode = "quanta" only; rdmasim's choice
+# classes = [1, 2, 3, 4, 5, 6, 7]    # the classes PFC pauses; any other data class is lossy (no pause, no headroom)
 
 [buffer]
 size = "{bsize}"                   # {PEER} BUFFER_SIZE (32 MB at 100G)
@@ -304,6 +305,7 @@ kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selec
 # backups = {pf_backups}                        # backup QPs; a timeout moves to the next on a new source port (Bifröst §3.4.2, App. A.3); at most 3
 # qp_switch = "{pf_switch}"                # time to move to a backup QP (Bifröst §3.4.2)
 # queue = "{pf_queue}"                   # "lossy" (no PFC) | "lossless" (beside PFC and DCQCN, Bifröst §4.3)
+# class = 4                             # only flows of this class use it, the rest go-back-N; "lossy" then leaves PFC on the others (Bifröst §4.3)
 
 # The hosts' CPU, for the PFC-free transport's software path
 # (docs/pfc-free.md, "The host's CPU"): cores per host, and what each
