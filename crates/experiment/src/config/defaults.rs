@@ -101,10 +101,11 @@ next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's o
 #   probes:  hosts, dsts, size, interval, duration (required), start, pg, dport: flows of
 #            size at Poisson times with mean gap interval (perftest's latency test)
 #   rpc:     server, clients (a list) or clients_count (required), qps (QPs per client,
-#            default 1), size (default "endless"), start, pg, dport (default 200): each
-#            client's QPs into the server, one flow each; with [transport] kind =
-#            "pfc_free", closed-loop requests of `message` bytes, `io_depth` per QP
-#            (Bifröst §4.4)
+#            default 1), size (default "endless"), start, start_spread (default "0s": each
+#            QP starts a uniform random time in [0, start_spread) after start), pg, dport
+#            (default 200): each client's QPs into the server, one flow each; with
+#            [transport] kind = "pfc_free", closed-loop requests of `message` bytes,
+#            `io_depth` per QP (Bifröst §4.4)
 #   incast_background: load (or, in [[workload.extra]], share: a share of [workload]'s
 #            load on its base), duration (required), load_on, degree (default 50), min_size
 #            (default 50KB), max_size (default 200KB), hosts, host_rate, start, pg, dport
