@@ -202,6 +202,7 @@ pub fn peer_net(hpcc: bool) -> NetConfig {
             watchdog: None,
             enabled: true,
             mode: PfcMode::UntilResume,
+            ..PfcConfig::default()
         },
         nic: NicConfig {
             mtu_payload: 1000,

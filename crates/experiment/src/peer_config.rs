@@ -245,6 +245,7 @@ fn parse_peer_config(path: &Path, file: &str, text: &str) -> Result<PeerConfig, 
             enabled: true,
             mode: PfcMode::UntilResume,
             watchdog: None,
+            ..PfcConfig::default()
         },
         ..NetConfig::default()
     };

@@ -694,7 +694,11 @@ fn lossless_class_drops(net: &NetConfig, p: &net::PortReport) -> u64 {
         ))
     });
     match profiles {
-        None => p.counters.drops.iter().sum(),
+        // A class `[pfc] classes` leaves out is lossy on every port.
+        None => (0..p.counters.drops.len())
+            .filter(|&c| c == 0 || net.pfc.classes >> c & 1 == 1)
+            .map(|c| p.counters.drops[c])
+            .sum(),
         Some((cfg, pp)) => (0..p.counters.drops.len())
             .filter(|&c| pp.pg[c].is_some_and(|i| cfg.profiles[i].lossless()))
             .map(|c| p.counters.drops[c])

@@ -357,7 +357,7 @@ impl Simulation {
                 let l = &topo.links[li as usize];
                 let id = ports.len();
                 let choice = port_set[id].fc.clone();
-                let fc = match &choice {
+                let mut fc = match &choice {
                     None if cfg.pfc.enabled => AnyFc::Pfc(Pfc::new(cfg.pfc.mode, l.rate, !is_host)),
                     None | Some(crate::config::FcChoice::Lossy) => AnyFc::Lossy(Lossy),
                     Some(crate::config::FcChoice::Pfc(mode)) => {
@@ -407,6 +407,9 @@ impl Simulation {
                         AnyFc::FlowSail(Box::new(FlowPauseCounts::new(is_host)))
                     }
                 };
+                if let AnyFc::Pfc(p) = &mut fc {
+                    p.set_classes(cfg.pfc.classes);
+                }
                 if is_host && port_set[id].egress.is_some() {
                     return Err(BuildError::BadPortRule {
                         link: li,
@@ -682,6 +685,10 @@ impl Simulation {
                 if let Some(xoff) = set.xoff {
                     let h = set.headroom.unwrap_or(0);
                     mmu.set_static(local, xoff, set.xon.unwrap_or(xoff), h);
+                }
+                // A class PFC does not protect drops at its share.
+                for c in (1..crate::wire::N_CLASSES).filter(|&c| cfg.pfc.classes >> c & 1 == 0) {
+                    mmu.set_lossy(local, c);
                 }
             }
             let sonic = match &cfg.sonic {

@@ -11,6 +11,11 @@ pub use crate::fc::PfcMode;
 pub struct PfcConfig {
     /// Whether switches send PFC at all (off = lossy fabric).
     pub enabled: bool,
+    /// The classes PFC protects, bit `c` for class `c`: a switch pauses
+    /// only these, and a class left out (other than 0, the control class)
+    /// is lossy on every port: no pause, no headroom, a full share drops.
+    /// Default every class (class 0 is never paused).
+    pub classes: u8,
     /// Pause semantics.
     pub mode: PfcMode,
     /// A PFC storm watchdog on every PFC port it names (Azure §3.1); none
@@ -22,6 +27,7 @@ impl Default for PfcConfig {
     fn default() -> Self {
         PfcConfig {
             enabled: true,
+            classes: u8::MAX,
             mode: PfcMode::UntilResume,
             watchdog: None,
         }
@@ -216,6 +222,20 @@ pub enum Transport {
     /// flow control of `fc/bifrost.rs`. [`NicConfig::rto`] and go-back-N's
     /// keys do not apply to it.
     PfcFree(crate::transport::pfc_free::config::PfcFreeConfig),
+}
+
+impl Transport {
+    /// The transport of a flow of priority class `pg`: this one, except
+    /// that a PFC-free transport bound to one data class (its `class`)
+    /// leaves the flows of every other class to go-back-N, the hardware RC
+    /// beside it (Bifröst §4.3: ARDMA on the lossless class, the PFC-free
+    /// transport on its own).
+    pub fn for_class(&self, pg: u8) -> Transport {
+        match self {
+            Transport::PfcFree(c) if c.class.is_some_and(|k| k != pg) => Transport::GoBackN,
+            t => t.clone(),
+        }
+    }
 }
 
 /// IRN's parameters (as Swing §6.1 configures them).

@@ -147,6 +147,15 @@ impl Mmu {
         self.recount_free();
     }
 
+    /// Make `class` of `port` lossy: no headroom, so a frame over its
+    /// share drops (the port's PFC does not pause the class). The port's
+    /// headroom stays set aside for its other classes. Not class 0, whose
+    /// headroom is the port's in the set-aside sum.
+    pub fn set_lossy(&mut self, port: usize, class: usize) {
+        debug_assert!(class != 0);
+        self.classes[port][class].headroom = 0;
+    }
+
     /// Set the dynamic-threshold shift of a port in the shared pool.
     pub fn set_shift(&mut self, port: usize, shift: u8) {
         for c in &mut self.classes[port] {

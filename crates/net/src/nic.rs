@@ -79,7 +79,13 @@ impl Qp {
         };
         let base_win = match cfg.nic.window {
             // A UC QP has no hardware window: the software's holds it.
-            _ if matches!(cfg.nic.transport, crate::config::Transport::PfcFree(_)) => 0,
+            _ if matches!(
+                cfg.nic.transport.for_class(f.pg),
+                crate::config::Transport::PfcFree(_)
+            ) =>
+            {
+                0
+            }
             Some(w) => w,
             None if cfg.nic.bdp_window => bdp,
             None => 0,
@@ -112,7 +118,7 @@ impl Qp {
             last_size: 0,
             base_win,
             timeouts: 0,
-            rel: AnyReliability::new(&cfg.nic, f.size, line_rate, now),
+            rel: AnyReliability::new(&cfg.nic, f.pg, f.size, line_rate, now),
             sched: Default::default(),
             post_at: Time::ZERO,
             pacer: cfg

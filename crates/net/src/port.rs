@@ -12,7 +12,7 @@ use engine::{Delta, Rate, Rng, Time};
 
 // `fc`'s tag and `Pfc`'s first bytes (which it keeps at its start, at
 // offset 8 of `AnyFc`) are in the port's first line.
-const _: () = assert!(std::mem::offset_of!(Port, fc) + 8 + 3 <= 64);
+const _: () = assert!(std::mem::offset_of!(Port, fc) + 8 + 4 <= 64);
 const _: () = assert!(std::mem::offset_of!(Port, line2) == std::mem::offset_of!(Port, line1) + 64);
 
 /// A zero-sized field of [`Port`] that starts a new cache line.

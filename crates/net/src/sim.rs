@@ -348,7 +348,9 @@ impl Simulation {
             self.cx.now,
         );
         self.qps.push(qp);
-        self.rx.push(Receiver::new(&self.cfg.nic.transport));
+        let pg = self.flows[id].pg;
+        self.rx
+            .push(Receiver::new(&self.cfg.nic.transport.for_class(pg)));
         nic
     }
 

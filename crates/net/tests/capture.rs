@@ -39,6 +39,7 @@ fn incast_sim() -> Simulation {
                 refresh_fraction: 0.5,
             },
             watchdog: None,
+            ..PfcConfig::default()
         },
         ..NetConfig::default()
     };

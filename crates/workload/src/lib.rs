@@ -20,7 +20,7 @@ pub use peer::{
     parse_peer_flows_with_lines, validate_classes, validate_endpoints, write_peer_flows,
     StartTimes,
 };
-pub use rpc::rpc_clients;
+pub use rpc::{rpc_clients, spread_starts, RPC_STREAM_KIND};
 pub use storage::{storage, Message, MessageKind, StorageSpec, STORAGE_STREAM_KIND};
 
 use engine::Time;

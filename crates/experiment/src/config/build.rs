@@ -134,7 +134,12 @@ pub fn build_scenario(cfg: &Config, base_dir: &Path) -> Result<Scenario, Experim
         };
         return Err(cx.err(path, msg));
     }
-    build_transport(&cx, &doc.transport, doc.pfc.enabled.is_some(), &mut net)?;
+    build_transport(
+        &cx,
+        &doc.transport,
+        (doc.pfc.enabled.is_some(), doc.pfc.classes.is_some()),
+        &mut net,
+    )?;
     super::host::build_host(&cx, &doc.host, &mut net)?;
     build_ports(&cx, &doc.ports, &topo, layout.as_ref(), &mut net)?;
     // HPCC and DCTCP run with a BDP window scaled by rate, as the peer's

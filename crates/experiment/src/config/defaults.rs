@@ -101,10 +101,11 @@ next_hop_order = "ascending"    # rdmasim's choice; "descending" is the peer's o
 #   probes:  hosts, dsts, size, interval, duration (required), start, pg, dport: flows of
 #            size at Poisson times with mean gap interval (perftest's latency test)
 #   rpc:     server, clients (a list) or clients_count (required), qps (QPs per client,
-#            default 1), size (default "endless"), start, pg, dport (default 200): each
-#            client's QPs into the server, one flow each; with [transport] kind =
-#            "pfc_free", closed-loop requests of `message` bytes, `io_depth` per QP
-#            (Bifröst §4.4)
+#            default 1), size (default "endless"), start, start_spread (default "0s": each
+#            QP starts a uniform random time in [0, start_spread) after start), pg, dport
+#            (default 200): each client's QPs into the server, one flow each; with
+#            [transport] kind = "pfc_free", closed-loop requests of `message` bytes,
+#            `io_depth` per QP (Bifröst §4.4)
 #   incast_background: load (or, in [[workload.extra]], share: a share of [workload]'s
 #            load on its base), duration (required), load_on, degree (default 50), min_size
 #            (default 50KB), max_size (default 200KB), hosts, host_rate, start, pg, dport
@@ -129,6 +130,7 @@ enabled = {pfc_on}                    # {PEER} `switch-mmu.cc`
 mode = "{pfc_mode}"           # "until_resume" ({PEER} `QbbNetDevice::Receive`) | "quanta" (IEEE 802.1Qbb)
 # quanta = {quanta}                # mode = "quanta" only; rdmasim's choice (the largest pause)
 # refresh_fraction = {refresh}        # mode = "quanta" only; rdmasim's choice
+# classes = [1, 2, 3, 4, 5, 6, 7]    # the classes PFC pauses; any other data class is lossy (no pause, no headroom)
 
 [buffer]
 size = "{bsize}"                   # {PEER} BUFFER_SIZE (32 MB at 100G)
@@ -306,6 +308,7 @@ kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selec
 # backups = {pf_backups}                        # backup QPs; a timeout moves to the next on a new source port (Bifröst §3.4.2, App. A.3); at most 3
 # qp_switch = "{pf_switch}"                # time to move to a backup QP (Bifröst §3.4.2)
 # queue = "{pf_queue}"                   # "lossy" (no PFC) | "lossless" (beside PFC and DCQCN, Bifröst §4.3)
+# class = 4                             # only flows of this class use it, the rest go-back-N; "lossy" then leaves PFC on the others (Bifröst §4.3)
 
 # The hosts' CPU, for the PFC-free transport's software path
 # (docs/pfc-free.md, "The host's CPU"): cores per host, and what each

@@ -55,6 +55,8 @@ pub struct PfcSection {
     pub refresh_fraction: Option<f64>,
     /// `[pfc.watchdog]`: present means on.
     pub watchdog: Option<WatchdogSection>,
+    /// The classes PFC protects; the other data classes are lossy.
+    pub classes: Option<Vec<u8>>,
 }
 
 /// `[pfc.watchdog]`: the PFC storm watchdog (Azure §3.1).
@@ -163,6 +165,23 @@ pub(super) fn build_pfc(cx: &Ctx<'_>, s: &PfcSection, net: &mut NetConfig) -> R<
     }
     if let Some(w) = &s.watchdog {
         net.pfc.watchdog = Some(build_watchdog(cx, w)?);
+    }
+    if let Some(list) = &s.classes {
+        let mut mask = 0u8;
+        for &k in list {
+            if k == 0 || usize::from(k) >= net::wire::N_CLASSES {
+                return Err(cx.err(
+                    "pfc.classes",
+                    format!(
+                        "{k}: a data class is 1 to {} (class 0, the control class, is never \
+                         paused)",
+                        net::wire::N_CLASSES - 1
+                    ),
+                ));
+            }
+            mask |= 1 << k;
+        }
+        net.pfc.classes = mask;
     }
     Ok(())
 }

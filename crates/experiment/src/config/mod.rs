@@ -34,6 +34,8 @@ mod hosts;
 mod nic;
 mod parse;
 #[cfg(test)]
+mod pfc_classes_tests;
+#[cfg(test)]
 mod pods_tests;
 mod ports;
 mod sonic;

@@ -130,6 +130,8 @@ pub struct TransportSection {
     pub qp_switch: Option<String>,
     /// pfc_free: "lossy" or "lossless", the switch queue of the data.
     pub queue: Option<String>,
+    /// pfc_free: the one class whose flows use it (go-back-N for the rest).
+    pub class: Option<u8>,
 }
 
 /// Why a full-size data frame could never enter a switch, if it could
@@ -206,7 +208,8 @@ pub(super) fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<
     Ok(())
 }
 
-/// `[transport]`; `pfc_enabled_given`: whether `[pfc] enabled` is set.
+/// `[transport]`; `pfc_given`: whether `[pfc] enabled` and `[pfc]
+/// classes` are set.
 /// IRN runs on a lossy fabric (Swing §4.2: "we disable PFC on all switches
 /// and hosts", as IRN recommends), so choosing it turns PFC off unless
 /// `[pfc] enabled` says otherwise; IRN over PFC stays possible, written out.
@@ -216,12 +219,13 @@ pub(super) fn build_nic(cx: &Ctx<'_>, s: &NicSection, net: &mut NetConfig) -> R<
 pub(super) fn build_transport(
     cx: &Ctx<'_>,
     s: &TransportSection,
-    pfc_enabled_given: bool,
+    pfc_given: (bool, bool),
     net: &mut NetConfig,
 ) -> R<()> {
     let set = set_keys!(s; bitmap, rto_low, rto_high, rto_low_threshold, unit, max_chunk,
         send_max, message, io_depth, ack_count, ack_bytes, ack_timer, ack_class, base_rtt,
-        chunk_shrink_delay, sw_cc, rto_min, rto_init, rto_max, init_window, backups, qp_switch, queue);
+        chunk_shrink_delay, sw_cc, rto_min, rto_init, rto_max, init_window, backups, qp_switch, queue,
+        class);
     const IRN_KEYS: &[&str] = &["bitmap", "rto_low", "rto_high", "rto_low_threshold"];
     match s.kind.unwrap_or(TransportKind::GoBackN) {
         TransportKind::GoBackN => {
@@ -235,7 +239,7 @@ pub(super) fn build_transport(
                 .filter(|k| IRN_KEYS.contains(k))
                 .collect();
             cx.only_keys("transport", TransportKind::PfcFree.name(), &irn, &[])?;
-            net.nic.transport = Transport::PfcFree(build_pfc_free(cx, s, pfc_enabled_given, net)?);
+            net.nic.transport = Transport::PfcFree(build_pfc_free(cx, s, pfc_given, net)?);
         }
         TransportKind::Irn => {
             let other: Vec<&'static str> = set
@@ -276,7 +280,7 @@ pub(super) fn build_transport(
                 ));
             }
             net.nic.transport = Transport::Irn(c);
-            if !pfc_enabled_given {
+            if !pfc_given.0 {
                 net.pfc.enabled = false;
             }
         }
@@ -291,7 +295,7 @@ pub(super) fn build_transport(
 fn build_pfc_free(
     cx: &Ctx<'_>,
     s: &TransportSection,
-    pfc_enabled_given: bool,
+    (pfc_enabled_given, pfc_classes_given): (bool, bool),
     net: &mut NetConfig,
 ) -> R<PfcFreeConfig> {
     let mut c = PfcFreeConfig::default();
@@ -446,6 +450,9 @@ fn build_pfc_free(
             }
         };
     }
+    if let Some(k) = s.class {
+        return pfc_free_class(cx, k, c, (pfc_enabled_given, pfc_classes_given), net);
+    }
     match (c.queue, pfc_enabled_given, net.pfc.enabled) {
         (PfcFreeQueue::Lossy, false, _) => net.pfc.enabled = false,
         (PfcFreeQueue::Lossy, true, true) => {
@@ -465,5 +472,60 @@ fn build_pfc_free(
         (PfcFreeQueue::Lossless, false, _) => net.pfc.enabled = true,
         _ => {}
     }
+    Ok(c)
+}
+
+/// `[transport] class = k`: the PFC-free transport carries class `k`'s
+/// flows only, beside go-back-N (with `[cc]`) on the others, PFC staying
+/// as `[pfc]` sets it (Bifröst §4.3, §4.6.1: a lossless and a lossy class
+/// on one port). "lossy" takes `k` out of the classes PFC protects, and
+/// refuses a `[pfc] classes` that names it; "lossless" needs PFC on `k`.
+fn pfc_free_class(
+    cx: &Ctx<'_>,
+    k: u8,
+    mut c: PfcFreeConfig,
+    (pfc_enabled_given, classes_given): (bool, bool),
+    net: &mut NetConfig,
+) -> R<PfcFreeConfig> {
+    let key = "transport.class";
+    if k == 0 || usize::from(k) >= net::wire::N_CLASSES {
+        return Err(cx.err(
+            key,
+            format!(
+                "{k}: a data class is 1 to {} (0 is the control class)",
+                net::wire::N_CLASSES - 1
+            ),
+        ));
+    }
+    if k == c.ack_class {
+        return Err(cx.err(
+            key,
+            format!("{k}: the ACKs' class (ack_class) cannot carry data"),
+        ));
+    }
+    let protected = net.pfc.classes >> k & 1 == 1;
+    match c.queue {
+        PfcFreeQueue::Lossy if net.pfc.enabled && protected && classes_given => {
+            return Err(cx.err(
+                key,
+                format!(
+                    "{k} with queue = \"lossy\", but [pfc] classes makes class {k} \
+                     lossless-only; leave it out of [pfc] classes or set queue = \"lossless\""
+                ),
+            ))
+        }
+        PfcFreeQueue::Lossy => net.pfc.classes &= !(1 << k),
+        PfcFreeQueue::Lossless if pfc_enabled_given && !net.pfc.enabled || !protected => {
+            return Err(cx.err(
+                key,
+                format!(
+                    "{k} with queue = \"lossless\", but PFC does not protect class {k}; \
+                     turn PFC on for it or set queue = \"lossy\""
+                ),
+            ))
+        }
+        PfcFreeQueue::Lossless => net.pfc.enabled = true,
+    }
+    c.class = Some(k);
     Ok(c)
 }

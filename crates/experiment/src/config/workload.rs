@@ -105,6 +105,7 @@ impl WorkloadKind {
                 "qps",
                 "size",
                 "start",
+                "start_spread",
                 "pg",
                 "dport",
             ],
@@ -226,6 +227,9 @@ pub struct WorkloadSection {
     pub dport: Option<u16>,
     /// More generators whose flows are merged in (top level only).
     pub extra: Option<Vec<WorkloadSection>>,
+    /// rpc: each connection starts a uniform random time in [0, this)
+    /// after `start`; default 0 (all at once).
+    pub start_spread: Option<String>,
 }
 
 /// The seed of generator `index` (0 = `[workload]`, i = `extra[i-1]`):
@@ -355,7 +359,7 @@ fn build_generator(
     let set = set_keys!(w; load, load_on, share, degree, min_size, max_size, cdf, duration, start, hosts,
         dsts, host_rate, senders, senders_count, receiver, size, flows, interval, path, start_times,
         pg, dport, clients, clients_count, server, qps, replication_load, reconstruction_load,
-        write_fraction, replicas, compute, storage);
+        write_fraction, replicas, compute, storage, start_spread);
     cx.only_keys(sec, kind.name(), &set, kind.keys())?;
     let key = |k: &str| format!("{sec}.{k}");
     let why = format!("kind = \"{}\"", kind.name());
@@ -645,7 +649,7 @@ fn build_generator(
                     ),
                 ));
             }
-            Ok(workload::rpc_clients(
+            let mut flows = workload::rpc_clients(
                 &clients,
                 server,
                 qps,
@@ -653,7 +657,12 @@ fn build_generator(
                 start,
                 pg,
                 w.dport.unwrap_or(DEFAULT_INCAST_DPORT),
-            ))
+            );
+            if let Some(v) = &w.start_spread {
+                let spread = cx.time(&key("start_spread"), v)?;
+                workload::spread_starts(&mut flows, spread, seed);
+            }
+            Ok(flows)
         }
         WorkloadKind::File => {
             let rel = cx.required(&w.path, &key("path"), &why)?;

@@ -38,8 +38,8 @@ pub enum PfcMode {
 
 /// PFC state of one port: its upstream (obeying) and downstream (sending)
 /// halves. `repr(C)`, what every frame reads first: `may_send`,
-/// `after_admit` and `after_release` read only its first three bytes
-/// (`sends` and two bitmasks), which `Port` keeps in its first cache line
+/// `after_admit` and `after_release` read only its first four bytes
+/// (`sends` and three bitmasks), which `Port` keeps in its first cache line
 /// (port.rs).
 #[derive(Clone, Debug)]
 #[repr(C)]
@@ -51,6 +51,8 @@ pub struct Pfc {
     paused: u8,
     // Downstream half: bit `c` set iff an XOFF was sent for class `c`.
     xoff_sent: u8,
+    // Bit `c` set iff this port pauses class `c` (never class 0).
+    lossless: u8,
     mode: PfcMode,
     /// Rate of this port's link: quanta are 512 bit-times of it.
     rate: Rate,
@@ -84,9 +86,16 @@ impl Pfc {
             paused_until: [Time::ZERO; N_CLASSES],
             pause_start: [Time::ZERO; N_CLASSES],
             xoff_sent: 0,
+            lossless: !1,
             next_refresh: [Time::MAX; N_CLASSES],
             c: FcCounters::default(),
         }
+    }
+
+    /// Pause only the classes of `mask` (bit `c` for class `c`; class 0,
+    /// the control class, never): the others are lossy on this port.
+    pub fn set_classes(&mut self, mask: u8) {
+        self.lossless = mask & !1;
     }
 
     fn xoff_quanta(&self) -> u16 {
@@ -125,7 +134,8 @@ impl Pfc {
     ) -> bool {
         // `over_xoff` first: it is false for nearly every frame, and a
         // register here (the MMU's answer), so most frames test nothing else.
-        let pause = s.over_xoff && self.sends && class != 0 && !bit(self.xoff_sent, class);
+        let pause =
+            s.over_xoff && self.sends && bit(self.lossless, class) && !bit(self.xoff_sent, class);
         if pause {
             self.pause(now, class, out);
         }

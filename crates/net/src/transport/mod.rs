@@ -86,10 +86,10 @@ impl AnyReliability {
         }
     }
 
-    /// The sender of a QP of a flow of `size` bytes created at `now` on a
-    /// NIC of `line_rate` configured as `nic`.
-    pub fn new(nic: &NicConfig, size: u64, line_rate: Rate, now: Time) -> Self {
-        match &nic.transport {
+    /// The sender of a QP of a flow of class `pg` and `size` bytes created
+    /// at `now` on a NIC of `line_rate` configured as `nic`.
+    pub fn new(nic: &NicConfig, pg: u8, size: u64, line_rate: Rate, now: Time) -> Self {
+        match &nic.transport.for_class(pg) {
             Transport::GoBackN => AnyReliability::GoBackN(GbnSender::new(now)),
             Transport::Irn(c) => AnyReliability::Irn(Box::new(IrnSender::new(
                 *c,

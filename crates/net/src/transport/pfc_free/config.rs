@@ -106,6 +106,11 @@ pub struct PfcFreeConfig {
     pub qp_switch: Delta,
     /// The switch queue the data uses.
     pub queue: PfcFreeQueue,
+    /// The one priority class whose flows use this transport, the others
+    /// going by go-back-N (hardware RC) beside it, with PFC on the classes
+    /// `[pfc] classes` protects (Bifröst §4.3, §4.6.1). `None` (the
+    /// default): every flow uses this transport.
+    pub class: Option<u8>,
 }
 
 impl Default for PfcFreeConfig {
@@ -130,6 +135,7 @@ impl Default for PfcFreeConfig {
             backups: 2,
             qp_switch: Delta::from_us(60),
             queue: PfcFreeQueue::Lossy,
+            class: None,
         }
     }
 }
