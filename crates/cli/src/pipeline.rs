@@ -188,6 +188,8 @@ fn report_plots(
         let what = match f.metric {
             experiment::sweep::Metric::SlowdownP99 => "p99 slowdown",
             experiment::sweep::Metric::SlowdownAvg => "average slowdown",
+            experiment::sweep::Metric::FctAvg => "average FCT (us)",
+            experiment::sweep::Metric::FctP99 => "p99 FCT (us)",
             m => m.name(),
         };
         let c = plot::Common {

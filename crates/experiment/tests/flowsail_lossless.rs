@@ -41,5 +41,5 @@ fn flowsail_bfc_and_ideal_runs_drop_nothing() {
         assert_eq!(c.pause_frames, c.resume_frames, "{}", r.name);
         variants.push(r.name);
     }
-    assert_eq!(variants.len(), 3, "{variants:?}");
+    assert_eq!(variants.len(), 4, "{variants:?}");
 }

@@ -26,8 +26,14 @@ fn frame(flow: u32, seq: u64, ingress: u16) -> Packet {
 /// One normal queue and rsvQ, at 100 Gb/s with a 2 µs hop round trip:
 /// Q_l = 25 kB and Q_h = 75 kB with one active queue.
 fn port() -> FlowSailEgress {
+    port_with(true)
+}
+
+/// [`port`], pausing a congested flow's old queue or not (`pause_q1`).
+fn port_with(pause_q1: bool) -> FlowSailEgress {
     let cfg = FlowSailConfig {
         queues: 2,
+        pause_q1,
         ..FlowSailConfig::default()
     };
     FlowSailEgress::new(
@@ -186,6 +192,45 @@ fn the_upstream_isolates_the_paused_flow_and_the_flow_beside_it_keeps_sending() 
     u.check_idle().unwrap();
     assert_eq!(u.stats().isolated, 1);
     assert_eq!(u.stats().order_marks, 1);
+}
+
+/// Without the pause of q1 (`flowsail_pause_q1 = false`), the Order Marks
+/// alone keep a newly congested flow in order (FlowSail §IV-C, Order Mark
+/// Matching): q1 keeps sending, the innocent f5 and f4's old frames with
+/// it, while f4's new frames wait in rsvQ for the mark in q1 to leave and
+/// for f4's RESUME.
+#[test]
+fn without_the_pause_of_q1_the_order_marks_alone_keep_the_flow_in_order() {
+    let mut u = port_with(false);
+    let t = Time::ZERO;
+    let rsv = u.rsv_queue();
+    for s in 0..2 {
+        u.enqueue(t, &frame(4, s, 0));
+        u.enqueue(t, &frame(5, s, 0));
+    }
+    u.on_ctrl(t, &Packet::flow_pause(3, 4, true));
+    assert_eq!((u.cf_num(0), u.cf_num(rsv)), (0, 1), "only rsvQ paused");
+    assert!(u.om_hold());
+    u.enqueue(t, &frame(4, 2, 0));
+    u.enqueue(t, &frame(5, 2, 0));
+    let sent: Vec<_> = std::iter::from_fn(|| u.dequeue(t, &FC))
+        .map(|p| (p.flow, p.seq))
+        .collect();
+    assert_eq!(
+        sent,
+        [(4, 0), (5, 0), (4, 1), (5, 1), (5, 2)],
+        "q1 drains, f4's old frames included; f4's new frame waits in rsvQ"
+    );
+    assert!(
+        !u.om_hold(),
+        "the mark in q1 left: rsvQ waits only for RESUME"
+    );
+    u.on_ctrl(t, &Packet::flow_pause(3, 4, false));
+    let sent: Vec<_> = std::iter::from_fn(|| u.dequeue(t, &FC))
+        .map(|p| (p.flow, p.seq))
+        .collect();
+    assert_eq!(sent, [(4, 2)]);
+    u.check_idle().unwrap();
 }
 
 /// Debug builds catch a counter that would go below 0: a RESUME for a flow

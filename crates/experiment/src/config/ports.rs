@@ -82,6 +82,10 @@ pub struct PortSection {
     pub ideal_pause: Option<String>,
     /// ideal_per_flow: resume it once the ingress holds at most this.
     pub ideal_resume: Option<String>,
+    /// bfc or flowsail: physical queues per port (rsvQ included); the
+    /// same as `bfc_queues` or `flowsail_queues`, so that one sweep axis
+    /// sets the queue count of both schemes.
+    pub queues: Option<u32>,
     /// bfc: physical queues per port.
     pub bfc_queues: Option<u32>,
     /// bfc: pause threshold in hop BDPs (divided by N_active).
@@ -102,6 +106,8 @@ pub struct PortSection {
     pub flowsail_release: Option<f64>,
     /// flowsail: `"dynamic"` | `"shared"`.
     pub flowsail_mapping: Option<String>,
+    /// flowsail: pause a congested flow's old queue until its RESUME.
+    pub flowsail_pause_q1: Option<bool>,
     /// Random loss of the frames this port sends, a probability (e.g.
     /// 1/1024 = 0.0009765625); replaces the link's error rate for this
     /// direction.
@@ -357,9 +363,9 @@ fn port_settings(cx: &Ctx<'_>, path: &str, s: &PortSection, mode: PfcMode) -> R<
     };
     let scheme_keys = set_keys!(s; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
         bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace,
-        ideal_pause, ideal_resume, bfc_queues, bfc_threshold, bfc_hrtt, bfc_mapping,
+        ideal_pause, ideal_resume, queues, bfc_queues, bfc_threshold, bfc_hrtt, bfc_mapping,
         flowsail_queues, flowsail_ql, flowsail_qh, flowsail_hrtt, flowsail_release,
-        flowsail_mapping);
+        flowsail_mapping, flowsail_pause_q1);
     if let Some(k) = scheme_keys
         .iter()
         .find(|k| !scheme.is_some_and(|f| f.keys.contains(k)))
@@ -493,19 +499,27 @@ pub(super) const FC_SCHEMES: &[FcScheme] = &[
     },
     FcScheme {
         name: "bfc",
-        keys: &["bfc_queues", "bfc_threshold", "bfc_hrtt", "bfc_mapping"],
+        keys: &[
+            "queues",
+            "bfc_queues",
+            "bfc_threshold",
+            "bfc_hrtt",
+            "bfc_mapping",
+        ],
         build: |cx, path, s, _, _| bfc(cx, path, s),
         about: Some(bfc_about),
     },
     FcScheme {
         name: "flowsail",
         keys: &[
+            "queues",
             "flowsail_queues",
             "flowsail_ql",
             "flowsail_qh",
             "flowsail_hrtt",
             "flowsail_release",
             "flowsail_mapping",
+            "flowsail_pause_q1",
         ],
         build: |cx, path, s, _, _| flowsail(cx, path, s),
         about: Some(flowsail_about),
@@ -524,12 +538,50 @@ fn mapping(cx: &Ctx<'_>, key: &str, v: &Option<String>) -> R<Option<QueueMapping
     }
 }
 
+/// The queue count of a BFC or FlowSail port: the shared key `queues` or
+/// the scheme's own (`own`, set to `v`), not both. `queues` is checked
+/// here, against the range every such port takes; the scheme's own key
+/// with the rest of its settings, against its links.
+fn queue_count(
+    cx: &Ctx<'_>,
+    path: &str,
+    queues: Option<u32>,
+    own: &str,
+    v: Option<u32>,
+    min: u32,
+) -> R<Option<u32>> {
+    let Some(q) = queues else { return Ok(v) };
+    let key = format!("{path}.queues");
+    if v.is_some() {
+        return Err(cx.err(&key, format!("give the queue count once: queues or {own}")));
+    }
+    let range = min..=net::fc::MAX_QUEUES;
+    if !range.contains(&q) {
+        return Err(cx.err(
+            &key,
+            format!(
+                "{q} queues per port: it takes {} to {}",
+                range.start(),
+                range.end()
+            ),
+        ));
+    }
+    Ok(Some(q))
+}
+
 /// BFC, with its settings (each checked against its links after the
 /// rules are placed: `check_per_flow_ports`).
 fn bfc(cx: &Ctx<'_>, path: &str, s: &PortSection) -> R<FcChoice> {
     let key = |k: &str| format!("{path}.{k}");
     let mut c = BfcConfig::default();
-    if let Some(v) = s.bfc_queues {
+    if let Some(v) = queue_count(
+        cx,
+        path,
+        s.queues,
+        "bfc_queues",
+        s.bfc_queues,
+        BfcConfig::MIN_QUEUES,
+    )? {
         c.queues = v;
     }
     if let Some(v) = s.bfc_threshold {
@@ -549,7 +601,8 @@ fn bfc_about() -> String {
     format!(
         "# With fc = \"bfc\" (BFC, NSDI '22; docs/flowsail.md; both ends of a link
 # alike, hosts in [ports.hosts]; switch ports queue in their own K queues):
-# bfc_queues (K, {}-{}; default {}), bfc_threshold (pause threshold in hop
+# bfc_queues (K, {}-{}; default {}; or queues, the key BFC and FlowSail
+# share, for a sweep of both), bfc_threshold (pause threshold in hop
 # BDPs, divided by the active queues; default {}), bfc_hrtt (hop round
 # trip; default twice the link delay), bfc_mapping (\"dynamic\", default:
 # an empty queue else a random one | \"shared\": all in the first queue).
@@ -565,7 +618,14 @@ fn bfc_about() -> String {
 fn flowsail(cx: &Ctx<'_>, path: &str, s: &PortSection) -> R<FcChoice> {
     let key = |k: &str| format!("{path}.{k}");
     let mut c = FlowSailConfig::default();
-    if let Some(v) = s.flowsail_queues {
+    if let Some(v) = queue_count(
+        cx,
+        path,
+        s.queues,
+        "flowsail_queues",
+        s.flowsail_queues,
+        FlowSailConfig::MIN_QUEUES,
+    )? {
         c.queues = v;
     }
     if let Some(v) = s.flowsail_ql {
@@ -583,6 +643,9 @@ fn flowsail(cx: &Ctx<'_>, path: &str, s: &PortSection) -> R<FcChoice> {
     if let Some(m) = mapping(cx, &key("flowsail_mapping"), &s.flowsail_mapping)? {
         c.mapping = m;
     }
+    if let Some(v) = s.flowsail_pause_q1 {
+        c.pause_q1 = v;
+    }
     Ok(FcChoice::FlowSail(c))
 }
 
@@ -595,14 +658,17 @@ fn flowsail_about() -> String {
 # flowsail_qh (Q_l, Q_h in hop BDPs, divided by the active queues; default
 # {} and {}), flowsail_hrtt (hop round trip; default twice the link delay),
 # flowsail_release (CFT release after this many idle HRTTs; default {}),
-# flowsail_mapping (\"dynamic\" | \"shared\", as bfc_mapping).
+# flowsail_mapping (\"dynamic\" | \"shared\", as bfc_mapping),
+# flowsail_pause_q1 (pause a newly congested flow's old queue until its
+# RESUME, Alg. 2 l. 24; default {}; false: Order Marks alone keep order).
 ",
         FlowSailConfig::MIN_QUEUES,
         net::fc::MAX_QUEUES,
         c.queues,
         c.ql_hbdp,
         c.qh_hbdp,
-        c.release_hrtts
+        c.release_hrtts,
+        c.pause_q1
     )
 }
 
@@ -824,6 +890,7 @@ mod tests {
             bifrost_trace: Some(true),
             ideal_pause: Some("1".into()),
             ideal_resume: Some("1".into()),
+            queues: Some(1),
             bfc_queues: Some(1),
             bfc_threshold: Some(1.0),
             bfc_hrtt: Some("1".into()),
@@ -834,13 +901,14 @@ mod tests {
             flowsail_hrtt: Some("1".into()),
             flowsail_release: Some(1.0),
             flowsail_mapping: Some("1".into()),
+            flowsail_pause_q1: Some(true),
             ..PortSection::default()
         };
         let checked = set_keys!(all; cbfc_buffer, cbfc_update_blocks, cbfc_update_period,
             bifrost_t, bifrost_h, bifrost_k, bifrost_delta, bifrost_reading, bifrost_trace,
-            ideal_pause, ideal_resume, bfc_queues, bfc_threshold, bfc_hrtt, bfc_mapping,
-            flowsail_queues, flowsail_ql, flowsail_qh, flowsail_hrtt, flowsail_release,
-            flowsail_mapping);
+            ideal_pause, ideal_resume, queues, bfc_queues, bfc_threshold, bfc_hrtt,
+            bfc_mapping, flowsail_queues, flowsail_ql, flowsail_qh, flowsail_hrtt,
+            flowsail_release, flowsail_mapping, flowsail_pause_q1);
         let mut declared: Vec<&str> = FC_SCHEMES
             .iter()
             .flat_map(|f| f.keys.iter().copied())

@@ -1028,6 +1028,23 @@ fn bfc_and_flowsail_port_keys() {
         Some(net::FcChoice::Bfc(c)) => assert_eq!(c.queues, 8),
         other => panic!("{other:?}"),
     }
+    // The shared queue count sets either scheme's K (one sweep axis for
+    // both); the paper's q1 pause is on unless turned off.
+    let s = scenario(&with("bfc", "queues = 16\n"));
+    match &s.net.ports[0].settings.fc {
+        Some(net::FcChoice::Bfc(c)) => assert_eq!(c.queues, 16),
+        other => panic!("{other:?}"),
+    }
+    let s = scenario(&with("flowsail", "queues = 2\nflowsail_pause_q1 = false\n"));
+    match &s.net.ports[0].settings.fc {
+        Some(net::FcChoice::FlowSail(c)) => assert_eq!((c.queues, c.pause_q1), (2, false)),
+        other => panic!("{other:?}"),
+    }
+    let s = scenario(&with("flowsail", ""));
+    match &s.net.ports[0].settings.fc {
+        Some(net::FcChoice::FlowSail(c)) => assert!(c.pause_q1),
+        other => panic!("{other:?}"),
+    }
     // Each malformed setting: one error naming its key.
     for (fc, keys, key, says) in [
         (
@@ -1069,6 +1086,14 @@ fn bfc_and_flowsail_port_keys() {
             "is not",
         ),
         ("bfc", "bfc_hrtt = \"0us\"\n", "bfc_hrtt", ""),
+        ("bfc", "queues = 1\n", "queues", "2 to 128"),
+        ("flowsail", "queues = 129\n", "queues", "2 to 128"),
+        (
+            "flowsail",
+            "queues = 4\nflowsail_queues = 4\n",
+            "queues",
+            "once: queues or flowsail_queues",
+        ),
     ] {
         let e = err_of(&with(fc, keys));
         assert!(
@@ -1078,6 +1103,8 @@ fn bfc_and_flowsail_port_keys() {
     }
     let e = err_of(&with("pfc", "bfc_queues = 8\n"));
     assert!(e.contains("only with fc = \"bfc\""), "{e}");
+    let e = err_of(&with("pfc", "queues = 8\n"));
+    assert!(e.contains("only with fc = \"bfc\" or \"flowsail\""), "{e}");
 }
 
 /// `[pfc.watchdog]` and `[[pfc_storm]]` build what they say, and each bad

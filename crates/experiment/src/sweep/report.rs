@@ -487,9 +487,23 @@ pub fn axis_figures(spec: &ReportSpec, numbers: &[RunNumbers]) -> Vec<AxisFigure
     if rows.len() != n_rows || rows.iter().any(|(_, (k, _))| *k != axis) || xs.len() < 2 {
         return Vec::new();
     }
-    let mut out = Vec::new();
+    // Besides AXIS_METRICS, the FCTs a published target compares in its
+    // group (FlowSail Fig. 15: the average FCT against the queue count).
+    let mut figures: Vec<(&String, Metric)> = Vec::new();
     for (group, _) in &spec.groups {
-        for metric in AXIS_METRICS {
+        figures.extend(AXIS_METRICS.iter().map(|&m| (group, m)));
+    }
+    for p in &spec.paper {
+        let fct = matches!(p.metric, Metric::FctAvg | Metric::FctP99);
+        if let Some((group, _)) = spec.groups.iter().find(|(g, _)| *g == p.group) {
+            if fct && !figures.contains(&(group, p.metric)) {
+                figures.push((group, p.metric));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (group, metric) in figures {
+        {
             let mut lines: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
             for (n, (_, x)) in &rows {
                 let y = n.metric(spec, group, metric);
@@ -768,6 +782,35 @@ mod tests {
         ] {
             assert!(axis_figures(&spec, &bad).is_empty(), "{bad:?}");
         }
+        // A published target on a group's average FCT adds that figure
+        // (once, however many targets name it).
+        let row = PaperRow {
+            target: "Fig. 15".into(),
+            variant: "a".into(),
+            baseline: Some("b".into()),
+            group: "short".into(),
+            metric: Metric::FctAvg,
+            reduction: 0.95,
+            at: Vec::new(),
+        };
+        let spec = ReportSpec {
+            paper: vec![row.clone(), row],
+            ..spec
+        };
+        let numbers: Vec<RunNumbers> = numbers
+            .into_iter()
+            .map(|mut n| {
+                n.groups[0].fct_avg_us = n.groups[0].slowdown_p99 * 10.0;
+                n
+            })
+            .collect();
+        let f = axis_figures(&spec, &numbers);
+        assert_eq!(f.len(), 3);
+        assert_eq!(
+            (f[2].group.as_str(), f[2].metric),
+            ("short", Metric::FctAvg)
+        );
+        assert_eq!(f[2].lines[0].1, vec![(0.4, 20.0), (0.8, 80.0)]);
     }
 
     #[test]

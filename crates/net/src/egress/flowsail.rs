@@ -89,6 +89,8 @@ pub struct FlowSailEgress {
     /// rsvQ's index: the last queue.
     rsv: usize,
     mapping: QueueMapping,
+    /// Pause q1 on a flow's isolation (`FlowSailConfig::pause_q1`).
+    pause_q1: bool,
     /// Q_h per number of active queues (Q_l is `k.th`).
     qh: Vec<u64>,
     /// How long a resumed, empty CFT entry stays.
@@ -113,6 +115,7 @@ impl FlowSailEgress {
             qh: per_active(k.k(), rate, hrtt, cfg.qh_hbdp),
             k,
             mapping: cfg.mapping,
+            pause_q1: cfg.pause_q1,
             release: Delta((hrtt.0 as f64 * cfg.release_hrtts) as u64),
             nft: FlowMap::default(),
             cft: FlowMap::default(),
@@ -326,14 +329,17 @@ impl FlowSailEgress {
                 epoch,
             };
             // Still frames in its normal queue q1: an Order Mark behind
-            // them and one in rsvQ, and q1 paused (l. 21–24).
+            // them and one in rsvQ, and q1 paused (l. 21–24) unless the
+            // settings leave that to the Order Marks alone.
             if let Some(n) = self.nft.get(&key) {
                 let q1 = usize::from(n.q);
-                e.q1 = Some(n.q);
                 e.om_pending = true;
                 self.k.push(q1, Slot::Mark { flow, epoch });
                 self.k.push(self.rsv, Slot::Mark { flow, epoch });
-                self.k.pause(q1, true, false);
+                if self.pause_q1 {
+                    e.q1 = Some(n.q);
+                    self.k.pause(q1, true, false);
+                }
                 self.stats.order_marks += 1;
             }
             self.cft.insert(key, e);

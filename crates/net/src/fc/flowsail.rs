@@ -35,6 +35,11 @@ pub struct FlowSailConfig {
     pub release_hrtts: f64,
     /// How a new active flow gets its normal queue.
     pub mapping: QueueMapping,
+    /// Pause a newly congested flow's old queue q1 until its first RESUME
+    /// when it still has frames there (§IV-C, "In-order support"; Alg. 2
+    /// l. 21–24, 30–31). Default true, as the paper; false keeps only the
+    /// Order Marks, which alone keep the flow in order (docs/flowsail.md).
+    pub pause_q1: bool,
 }
 
 impl Default for FlowSailConfig {
@@ -46,6 +51,7 @@ impl Default for FlowSailConfig {
             hrtt: None,
             release_hrtts: 2.0,
             mapping: QueueMapping::Dynamic,
+            pause_q1: true,
         }
     }
 }
