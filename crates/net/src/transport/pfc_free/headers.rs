@@ -45,6 +45,10 @@ pub struct WqeHeader {
     pub path: u8,
     /// The last WQE in the sender's window: ACK at once.
     pub hint: bool,
+    /// RC: the WQE's first byte in its QP's sequence (the PSN of its first
+    /// packet, in bytes; the QP's incarnation in the high bits, `rc.rs`).
+    /// 0 with UC.
+    pub psn: u64,
 }
 
 /// One acknowledged number: a WRITE by its RN, a SEND by its GN (Bifröst
@@ -71,4 +75,6 @@ pub struct AckBody {
     pub entries: Vec<AckEntry>,
     /// T3′ − T2 of the reference WQE.
     pub residence: Delta,
+    /// RC: the NIC's ACK or NAK this frame is (no software numbers then).
+    pub hw: Option<super::rc::HwAck>,
 }

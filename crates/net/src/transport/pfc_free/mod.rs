@@ -21,10 +21,11 @@
 
 pub mod config;
 pub mod headers;
+pub mod rc;
 pub mod receiver;
 pub mod sender;
 
-pub use config::{PfcFreeConfig, PfcFreeQueue, OFFSET_UNITS};
+pub use config::{PfcFreeConfig, PfcFreeQueue, QpType, OFFSET_UNITS};
 pub use headers::{AckBody, AckEntry, Verb, WqeHeader};
 pub use receiver::{PfcFreeReceiver, ReceiverStats, SoftRx};
 pub use sender::{PfcFreeSender, SenderStats, MAX_PATHS};
@@ -36,7 +37,11 @@ pub struct PfcFreeTotals {
     pub sender: SenderStats,
     /// The receivers'.
     pub receiver: ReceiverStats,
+    /// RC mode's hardware counters, both sides; `None` with UC.
+    pub rc: Option<rc::RcStats>,
 }
 
+#[cfg(test)]
+mod rc_tests;
 #[cfg(test)]
 mod tests;

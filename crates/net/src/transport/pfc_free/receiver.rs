@@ -6,6 +6,7 @@
 
 use super::config::{PfcFreeConfig, ACK_ENTRY_BYTES, ACK_FIXED_BYTES};
 use super::headers::{AckBody, AckEntry, Verb, WqeHeader};
+use super::rc::{RcRx, RcStats, RC_ACK_BYTES};
 use super::sender::MAX_PATHS;
 use engine::Time;
 use std::collections::{HashMap, VecDeque};
@@ -103,6 +104,8 @@ pub struct PfcFreeReceiver {
     polled: u64,
     /// Messages submitted, each id once (checked at the end of a run).
     submitted_twice: u64,
+    /// RC mode's receiving QPs (`rc.rs`); `None` with UC.
+    rc: Option<Box<RcRx>>,
 }
 
 impl PfcFreeReceiver {
@@ -126,6 +129,7 @@ impl PfcFreeReceiver {
             stats: ReceiverStats::default(),
             polled: 0,
             submitted_twice: 0,
+            rc: (cfg.qp_type == super::config::QpType::Rc).then(Box::default),
         }
     }
 
@@ -143,6 +147,9 @@ impl PfcFreeReceiver {
         let Some(h) = hdr else {
             return SoftRx::Nothing;
         };
+        if self.rc.is_some() {
+            return self.on_rc_packet(seq, payload, ecn, &h);
+        }
         let q = &mut self.qps[usize::from(h.path)];
         if seq == h.start {
             // A first packet: a WQE still open on this QP lost its tail.
@@ -180,6 +187,51 @@ impl PfcFreeReceiver {
         }
         q.alive = false;
         self.on_wqe(&h, now)
+    }
+
+    /// RC: the receiving QP takes the packet only if it is the next
+    /// expected one and discards it after a gap (one NAK per gap: the
+    /// paper's OOS counter counts them); a WQE whose last packet it takes
+    /// is complete (its receive completion), placed and ACKed by the NIC.
+    fn on_rc_packet(&mut self, seq: u64, payload: u64, ecn: bool, h: &WqeHeader) -> SoftRx {
+        let rc = self.rc.as_deref_mut().expect("RC mode");
+        let last = seq + payload >= h.start + h.len;
+        let v = rc.on_packet(h.path, h.psn + (seq - h.start), payload, last);
+        if v.reply.is_some_and(|a| a.nak) {
+            self.stats.oos += 1;
+        }
+        if v.take {
+            if ecn {
+                self.pending_cnp = true;
+            }
+            if last {
+                self.stats.wqes += 1;
+                self.place(h);
+            }
+        }
+        let Some(a) = v.reply else {
+            return SoftRx::Nothing;
+        };
+        let serial = self.next_serial;
+        self.next_serial += 1;
+        self.sent.push_back((
+            serial,
+            AckBody {
+                entries: Vec::new(),
+                residence: engine::Delta::ZERO,
+                hw: Some(a),
+            },
+        ));
+        SoftRx::Ack {
+            serial,
+            bytes: RC_ACK_BYTES,
+            cnp: std::mem::take(&mut self.pending_cnp),
+        }
+    }
+
+    /// RC's counters; `None` with UC.
+    pub fn rc_stats(&self) -> Option<RcStats> {
+        self.rc.as_deref().map(|rc| rc.stats)
     }
 
     /// Receive completions since the host last polled.
@@ -293,6 +345,7 @@ impl PfcFreeReceiver {
         let body = AckBody {
             entries,
             residence: now - self.ref_t2,
+            hw: None,
         };
         let serial = self.next_serial;
         self.next_serial += 1;
@@ -358,5 +411,11 @@ impl PfcFreeReceiver {
     /// The ACK class.
     pub fn ack_class(&self) -> u8 {
         self.cfg.ack_class
+    }
+
+    /// Whether its ACKs are software ACKs, built and parsed by the hosts
+    /// (UC); RC's are the NICs'.
+    pub fn acks_in_software(&self) -> bool {
+        self.rc.is_none()
     }
 }
