@@ -478,7 +478,11 @@ impl Part {
             let mut guard = mail[from * p + self.id as usize]
                 .lock()
                 .expect("no thread panicked");
-            let Mailbox { frames, int, bodies } = &mut *guard;
+            let Mailbox {
+                frames,
+                int,
+                bodies,
+            } = &mut *guard;
             let sim = &mut self.sim;
             let mut bodies_in = bodies.drain(..);
             for (port, mut f) in frames.drain(..) {
