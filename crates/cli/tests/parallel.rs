@@ -566,6 +566,35 @@ fn the_pfc_free_transport_with_loss_is_the_same_on_1_2_and_3_threads() {
     config_run("pfc-free", &pff, &["flows.csv", "ports.csv"]);
 }
 
+/// RC mode's PSNs, NAKs and go-backs cross the partitions by value too.
+#[test]
+fn the_pfc_free_transport_in_rc_mode_with_loss_is_the_same_on_1_2_and_3_threads() {
+    let rc = small_tree(
+        9,
+        "30us",
+        "[nic]\nmtu = \"1024B\"\n[cc]\nkind = \"none\"\n\
+         [transport]\nkind = \"pfc_free\"\nqp_type = \"rc\"\nmessage = \"64KiB\"\nio_depth = 8\n",
+    )
+    .replace(
+        "delay = \"1us\"\n",
+        "delay = \"1us\"\nerror_rate_per_link = 0.002\n",
+    );
+    config_run("pfc-free-rc", &rc, &["fct.txt", "flows.csv", "ports.csv"]);
+    let summary = fs::read_to_string(
+        std::env::temp_dir()
+            .join(format!(
+                "rdmasim-parallel-pfc-free-rc-{}",
+                std::process::id()
+            ))
+            .join("out-2/summary.json"),
+    )
+    .unwrap();
+    assert!(
+        summary.contains("\"naks\": ") && !summary.contains("\"naks\": 0,"),
+        "the losses made the receiving QPs NAK: {summary}"
+    );
+}
+
 #[test]
 fn the_sonic_buffer_model_is_the_same_on_1_2_and_3_threads() {
     let dir = workdir("parallel", "sonic");

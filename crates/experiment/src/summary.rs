@@ -186,6 +186,28 @@ pub struct PfcFreeSummary {
     /// `placed_bytes` over the simulated time, Gb/s: the receivers'
     /// goodput.
     pub goodput_gbps: f64,
+    /// RC mode's NIC counters (`qp_type = "rc"`); not written with UC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rc: Option<RcSummary>,
+}
+
+/// What the NICs of the PFC-free transport's RC mode counted
+/// (docs/pfc-free.md, "RC mode").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RcSummary {
+    /// NAKs the receiving QPs sent, one per gap.
+    pub naks: u64,
+    /// Packets the receiving QPs discarded after a gap.
+    pub discarded: u64,
+    /// Times a sending QP went back (go-back-N), after a NAK or its ACK
+    /// timeout.
+    pub go_backs: u64,
+    /// Of them, after the ACK timeout.
+    pub ack_timeouts: u64,
+    /// Bytes resent by go-back-N.
+    pub resent_bytes: u64,
+    /// Times a QP ran out of retries (the error state).
+    pub qp_errors: u64,
 }
 
 impl PfcFreeSummary {
@@ -211,6 +233,14 @@ impl PfcFreeSummary {
             } else {
                 t.receiver.placed as f64 * 8.0 / sim_ns as f64
             },
+            rc: t.rc.map(|r| RcSummary {
+                naks: r.naks,
+                discarded: r.discarded,
+                go_backs: r.go_backs,
+                ack_timeouts: r.ack_timeouts,
+                resent_bytes: r.resent_bytes,
+                qp_errors: r.qp_errors,
+            }),
         }
     }
 }

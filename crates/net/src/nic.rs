@@ -541,7 +541,8 @@ impl Host<'_> {
             SoftRx::Nothing => {}
             SoftRx::Timer { at, version } => cx.q.push(at, Event::RxTimer { flow, version }),
             SoftRx::Ack { serial, bytes, cnp } => {
-                if let Some(cpu) = &mut self.nic.cpu {
+                let built = self.rx[flow as usize].acks_in_software();
+                if let (true, Some(cpu)) = (built, &mut self.nic.cpu) {
                     cpu.run(cx.now, self.cfg.host.build_ack);
                     cpu.totals.acks_built += 1;
                 }
@@ -611,7 +612,8 @@ impl Host<'_> {
         let Some(body) = cx.soft_acks.take(qp_id, pkt.seq) else {
             return;
         };
-        if let Some(cpu) = &mut self.nic.cpu {
+        let parsed = self.rx[flow].acks_in_software();
+        if let (true, Some(cpu)) = (parsed, &mut self.nic.cpu) {
             cpu.run(now, self.cfg.host.parse_ack);
             cpu.totals.acks_parsed += 1;
         }

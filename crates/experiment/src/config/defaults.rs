@@ -309,6 +309,10 @@ kind = "{tr_kind}"                # "go_back_n" ({PEER} `RdmaHw`) | "irn" (selec
 # qp_switch = "{pf_switch}"                # time to move to a backup QP (Bifröst §3.4.2)
 # queue = "{pf_queue}"                   # "lossy" (no PFC) | "lossless" (beside PFC and DCQCN, Bifröst §4.3)
 # class = 4                             # only flows of this class use it, the rest go-back-N; "lossy" then leaves PFC on the others (Bifröst §4.3)
+# qp_type = "{pf_qp}"                    # "uc" (software reliability) | "rc" (the NIC's go-back-N with software help, Bifröst §3.4.2)
+# rc_retry = {pf_retry}                       # RC: the NIC's retries after a NAK or ACK timeout before the error state (Bifröst §3.4.2); 0 to 7
+# rc_ack_timeout = "{pf_ack_to}"         # RC: the NIC's local ACK timeout (4.096us x 2^4); rdmasim's choice
+# rc_recover = "{pf_recover}"                # RC: time to bring a QP back from the error state (Bifröst §3.4.2)
 
 # The hosts' CPU, for the PFC-free transport's software path
 # (docs/pfc-free.md, "The host's CPU"): cores per host, and what each
@@ -397,6 +401,10 @@ record_pfc = false                # write pfc.txt ({PEER} `third.cc` `get_pfc`, 
         pf_backups = pf.backups,
         pf_switch = fmt_delta(pf.qp_switch),
         pf_queue = pf.queue.name(),
+        pf_qp = pf.qp_type.name(),
+        pf_retry = pf.rc_retry,
+        pf_ack_to = fmt_delta(pf.rc_ack_timeout),
+        pf_recover = fmt_delta(pf.rc_recover),
         host_cores = n.host.cores,
         host_post = fmt_delta(n.host.post_wqe),
         host_poll = fmt_delta(n.host.poll_cqe),

@@ -3,7 +3,7 @@
 
 use super::ctx::{set_keys, Ctx, R};
 use crate::fmt::{fmt_bytes, fmt_delta};
-use net::transport::pfc_free::{PfcFreeConfig, PfcFreeQueue, MAX_PATHS, OFFSET_UNITS};
+use net::transport::pfc_free::{PfcFreeConfig, PfcFreeQueue, QpType, MAX_PATHS, OFFSET_UNITS};
 use net::{IrnConfig, NetConfig, Transport};
 use serde::Deserialize;
 
@@ -132,6 +132,14 @@ pub struct TransportSection {
     pub queue: Option<String>,
     /// pfc_free: the one class whose flows use it (go-back-N for the rest).
     pub class: Option<u8>,
+    /// pfc_free: "uc" or "rc", the data QPs' type.
+    pub qp_type: Option<String>,
+    /// pfc_free RC: the NIC's retry count.
+    pub rc_retry: Option<u32>,
+    /// pfc_free RC: the NIC's local ACK timeout.
+    pub rc_ack_timeout: Option<String>,
+    /// pfc_free RC: time to bring a QP back from the error state.
+    pub rc_recover: Option<String>,
 }
 
 /// Why a full-size data frame could never enter a switch, if it could
@@ -225,7 +233,7 @@ pub(super) fn build_transport(
     let set = set_keys!(s; bitmap, rto_low, rto_high, rto_low_threshold, unit, max_chunk,
         send_max, message, io_depth, ack_count, ack_bytes, ack_timer, ack_class, base_rtt,
         chunk_shrink_delay, sw_cc, rto_min, rto_init, rto_max, init_window, backups, qp_switch, queue,
-        class);
+        class, qp_type, rc_retry, rc_ack_timeout, rc_recover);
     const IRN_KEYS: &[&str] = &["bitmap", "rto_low", "rto_high", "rto_low_threshold"];
     match s.kind.unwrap_or(TransportKind::GoBackN) {
         TransportKind::GoBackN => {
@@ -437,6 +445,46 @@ fn build_pfc_free(
     }
     if let Some(v) = &s.qp_switch {
         c.qp_switch = cx.time("transport.qp_switch", v)?;
+    }
+    if let Some(t) = &s.qp_type {
+        c.qp_type = match t.as_str() {
+            "uc" => QpType::Uc,
+            "rc" => QpType::Rc,
+            other => {
+                return Err(cx.err(
+                    "transport.qp_type",
+                    format!("\"{other}\": \"uc\" or \"rc\""),
+                ))
+            }
+        };
+    }
+    let rc_keys = [
+        ("rc_retry", s.rc_retry.is_some()),
+        ("rc_ack_timeout", s.rc_ack_timeout.is_some()),
+        ("rc_recover", s.rc_recover.is_some()),
+    ];
+    if c.qp_type != QpType::Rc {
+        if let Some((k, _)) = rc_keys.iter().find(|(_, given)| *given) {
+            return Err(cx.err(
+                &format!("transport.{k}"),
+                "applies to RC data QPs only; set qp_type = \"rc\" or remove it",
+            ));
+        }
+    }
+    if let Some(n) = s.rc_retry {
+        if n > 7 {
+            return Err(cx.err(
+                "transport.rc_retry",
+                format!("{n}: a QP's retry count is 0 to 7 (a 3-bit field)"),
+            ));
+        }
+        c.rc_retry = n;
+    }
+    if let Some(v) = &s.rc_ack_timeout {
+        c.rc_ack_timeout = cx.positive_time("transport.rc_ack_timeout", v)?;
+    }
+    if let Some(v) = &s.rc_recover {
+        c.rc_recover = cx.time("transport.rc_recover", v)?;
     }
     if let Some(q) = &s.queue {
         c.queue = match q.as_str() {

@@ -395,6 +395,16 @@ impl Receiver {
         }
     }
 
+    /// Whether a software receiver's ACK frames are built and parsed by
+    /// the hosts (the PFC-free transport's UC mode; its RC mode's are the
+    /// NICs').
+    pub fn acks_in_software(&self) -> bool {
+        match self {
+            Receiver::PfcFree(r) => r.acks_in_software(),
+            _ => false,
+        }
+    }
+
     /// The class a software receiver's ACKs travel in.
     pub fn soft_ack_class(&self) -> u8 {
         match self {
@@ -435,6 +445,9 @@ impl pfc_free::PfcFreeTotals {
                 a.qp_switches += b.qp_switches;
                 a.timeouts += b.timeouts;
                 a.acks += b.acks;
+                if let Some(rc) = s.rc_stats() {
+                    t.rc.get_or_insert_with(Default::default).add(&rc);
+                }
             }
             if let Receiver::PfcFree(r) = r {
                 any = true;
@@ -448,6 +461,9 @@ impl pfc_free::PfcFreeTotals {
                 a.wqes += b.wqes;
                 a.acks += b.acks;
                 a.acked_entries += b.acked_entries;
+                if let Some(rc) = r.rc_stats() {
+                    t.rc.get_or_insert_with(Default::default).add(&rc);
+                }
             }
         }
         any.then_some(t)

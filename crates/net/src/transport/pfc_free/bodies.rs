@@ -78,6 +78,7 @@ mod tests {
         AckBody {
             entries: vec![AckEntry::Send(gn)],
             residence: Delta::ZERO,
+            hw: None,
         }
     }
 

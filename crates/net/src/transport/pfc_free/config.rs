@@ -27,6 +27,29 @@ impl PfcFreeQueue {
     }
 }
 
+/// The QP type that carries the data (Bifröst §3.3, §3.4.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QpType {
+    /// Unreliable Connection: a WQE with a lost packet is dropped whole,
+    /// the software resends it (the paper's default).
+    #[default]
+    Uc,
+    /// Reliable Connection with software help: the NIC's go-back-N with a
+    /// small retry count; the software window, chunking, timeout and
+    /// backup QPs stay (`transport/pfc_free/rc.rs`).
+    Rc,
+}
+
+impl QpType {
+    /// Its name in a config.
+    pub fn name(self) -> &'static str {
+        match self {
+            QpType::Uc => "uc",
+            QpType::Rc => "rc",
+        }
+    }
+}
+
 /// The PFC-free transport: UC data QPs, software ACKs on a high-priority
 /// class, selective retransmission per chunk, chunking and an RTT-based
 /// window (Bifröst §3).
@@ -111,6 +134,20 @@ pub struct PfcFreeConfig {
     /// `[pfc] classes` protects (Bifröst §4.3, §4.6.1). `None` (the
     /// default): every flow uses this transport.
     pub class: Option<u8>,
+    /// UC (the default) or RC data QPs.
+    pub qp_type: QpType,
+    /// RC: times the NIC resends after a NAK or its ACK timeout before the
+    /// QP goes to the error state. 2 (Bifröst §3.4.2).
+    pub rc_retry: u32,
+    /// RC: the NIC's local ACK timeout. The paper gives none: rdmasim's
+    /// choice, 4.096 µs × 2^4 ≈ 65.5 µs (the verbs encode the timeout
+    /// as 4.096 µs × 2^n): the first send and both retries (3 × 65.5 µs)
+    /// fit within the lowest software timeout (`rto_min`, 200 µs).
+    pub rc_ack_timeout: Delta,
+    /// RC: time to bring a QP back from the error state (it reconnects in
+    /// the background and serves again as a backup only then). About
+    /// 5 ms (Bifröst §3.4.2).
+    pub rc_recover: Delta,
 }
 
 impl Default for PfcFreeConfig {
@@ -136,9 +173,16 @@ impl Default for PfcFreeConfig {
             qp_switch: Delta::from_us(60),
             queue: PfcFreeQueue::Lossy,
             class: None,
+            qp_type: QpType::Uc,
+            rc_retry: 2,
+            rc_ack_timeout: Delta::from_ns(65_536),
+            rc_recover: Delta::from_ms(5),
         }
     }
 }
+
+/// QPs a connection can use: the primary and at most three backups.
+pub const MAX_PATHS: u32 = 4;
 
 /// Offsets a WRITE's chunk-offset field can hold: 10 bits (Bifröst
 /// App. A.1.1), so a message is at most `unit` × 1024 bytes.

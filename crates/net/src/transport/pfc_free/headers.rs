@@ -44,6 +44,10 @@ pub struct WqeHeader {
     pub path: u8,
     /// The last WQE in the sender's window: ACK at once.
     pub hint: bool,
+    /// RC: the WQE's first byte in its QP's sequence (the PSN of its first
+    /// packet, in bytes; the QP's incarnation in the high bits, `rc.rs`).
+    /// 0 with UC.
+    pub psn: u64,
 }
 
 /// One acknowledged number: a WRITE by its RN, a SEND by its GN (Bifröst
@@ -70,14 +74,18 @@ pub struct AckBody {
     pub entries: Vec<AckEntry>,
     /// T3′ − T2 of the reference WQE.
     pub residence: Delta,
+    /// RC: the NIC's ACK or NAK this frame is (no software numbers then).
+    pub hw: Option<super::rc::HwAck>,
 }
 
 /// What each data packet of a WQE carries, by value, besides its PSN
 /// (`Packet::seq`): the low 32 bits of its GN (`Packet::ext`), its
 /// opcode's place in the WQE (first, last: UC's FIRST/MIDDLE/LAST/ONLY),
 /// and the SEND header's fields the receiver cannot derive (the SEND RN,
-/// whether it resends, the QP, the hint). The rest of a [`WqeHeader`]
-/// follows from the WQE's first byte and the flow's size (messages are
+/// whether it resends, the QP, the hint); RC mode's packets carry their
+/// QP's PSN instead of the SEND RN ([`PsnWire`]). The rest of a
+/// [`WqeHeader`] follows from the WQE's first byte and the flow's size
+/// (messages are
 /// [`PfcFreeConfig::message_bytes`](super::PfcFreeConfig::message_bytes)
 /// long, the last one shorter; a message longer than `send_max` goes by
 /// WRITE). rdmasim keeps its packets small: these fields ride, packed by
@@ -87,8 +95,12 @@ pub struct AckBody {
 pub struct WqeWire {
     /// The low 32 bits of the WQE's GN.
     pub tag: u32,
-    /// SEND RN (SEND and resent SEND).
+    /// SEND RN (SEND and resent SEND); 0 in RC mode, whose receiver builds
+    /// no software ACK and so reads none.
     pub send_rn: u32,
+    /// RC: the packet's PSN, in the bits UC's SEND RN takes; `None` with
+    /// UC.
+    pub psn: Option<PsnWire>,
     /// Which QP of the connection carries it.
     pub path: u8,
     /// A SEND that resends a lost WQE.
@@ -101,22 +113,50 @@ pub struct WqeWire {
     pub last: bool,
 }
 
+/// What an RC data packet carries of its PSN (`rc.rs`: the packet's first
+/// byte in its QP's sequence, the QP's incarnation in the 16 bits above
+/// `INCARNATION_SHIFT`): the low 32 bits of the byte and the incarnation.
+/// The receiving QP reads the byte as the one nearest its expected byte
+/// (`RcRx::psn_of`), as a RoCE NIC reads its 24-bit PSN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PsnWire {
+    /// The low 32 bits of the packet's byte in its QP's incarnation.
+    pub low: u32,
+    /// The QP's incarnation.
+    pub inc: u16,
+}
+
+/// The RC flag's bit in a packed word.
+const RC_BIT: u32 = 44;
+
 impl WqeWire {
-    /// The fields besides the tag, in one word.
+    /// The fields besides the tag, in one word: the SEND RN (UC) or the
+    /// PSN's low 32 bits (RC) in bits 0–31, the QP in 32–39, the flags in
+    /// 40–43; RC sets bit 44 and puts the incarnation in 45–60.
     pub fn pack(self) -> u64 {
-        u64::from(self.send_rn)
+        let (num, rc) = match self.psn {
+            None => (self.send_rn, 0),
+            Some(p) => (p.low, 1 << RC_BIT | u64::from(p.inc) << (RC_BIT + 1)),
+        };
+        u64::from(num)
             | u64::from(self.path) << 32
             | u64::from(self.retx) << 40
             | u64::from(self.hint) << 41
             | u64::from(self.first) << 42
             | u64::from(self.last) << 43
+            | rc
     }
 
     /// What [`WqeWire::pack`] packed, with the tag.
     pub fn unpack(tag: u32, word: u64) -> WqeWire {
+        let rc = word >> RC_BIT & 1 == 1;
         WqeWire {
             tag,
-            send_rn: word as u32,
+            send_rn: if rc { 0 } else { word as u32 },
+            psn: rc.then_some(PsnWire {
+                low: word as u32,
+                inc: (word >> (RC_BIT + 1)) as u16,
+            }),
             path: (word >> 32) as u8,
             retx: word >> 40 & 1 == 1,
             hint: word >> 41 & 1 == 1,

@@ -22,12 +22,13 @@
 pub mod bodies;
 pub mod config;
 pub mod headers;
+pub mod rc;
 pub mod receiver;
 pub mod sender;
 
 pub use bodies::AckBodies;
-pub use config::{PfcFreeConfig, PfcFreeQueue, OFFSET_UNITS};
-pub use headers::{AckBody, AckEntry, Verb, WqeHeader, WqeWire};
+pub use config::{PfcFreeConfig, PfcFreeQueue, QpType, OFFSET_UNITS};
+pub use headers::{AckBody, AckEntry, PsnWire, Verb, WqeHeader, WqeWire};
 pub use receiver::{PfcFreeReceiver, ReceiverStats, SoftRx};
 pub use sender::{PfcFreeSender, SenderStats, MAX_PATHS};
 
@@ -38,7 +39,11 @@ pub struct PfcFreeTotals {
     pub sender: SenderStats,
     /// The receivers'.
     pub receiver: ReceiverStats,
+    /// RC mode's hardware counters, both sides; `None` with UC.
+    pub rc: Option<rc::RcStats>,
 }
 
+#[cfg(test)]
+mod rc_tests;
 #[cfg(test)]
 mod tests;

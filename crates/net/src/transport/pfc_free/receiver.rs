@@ -5,7 +5,8 @@
 //! and coalesced software ACKs (Bifröst §3.4.2, App. A.1).
 
 use super::config::{PfcFreeConfig, ACK_ENTRY_BYTES, ACK_FIXED_BYTES};
-use super::headers::{AckBody, AckEntry, Verb, WqeHeader, WqeWire};
+use super::headers::{AckBody, AckEntry, PsnWire, Verb, WqeHeader, WqeWire};
+use super::rc::{RcRx, RcStats, RC_ACK_BYTES};
 use super::sender::MAX_PATHS;
 use engine::Time;
 use std::collections::{HashMap, VecDeque};
@@ -111,6 +112,8 @@ pub struct PfcFreeReceiver {
     /// The source port of the last data packet: the ACK's destination
     /// port (the sender's QP, after a move to a backup, uses a new one).
     reply_port: Option<u16>,
+    /// RC mode's receiving QPs (`rc.rs`); `None` with UC.
+    rc: Option<Box<RcRx>>,
 }
 
 impl PfcFreeReceiver {
@@ -136,6 +139,7 @@ impl PfcFreeReceiver {
             submitted_twice: 0,
             gn_seen: 0,
             reply_port: None,
+            rc: (cfg.qp_type == super::config::QpType::Rc).then(Box::default),
         }
     }
 
@@ -172,6 +176,8 @@ impl PfcFreeReceiver {
             write_off: write.then(|| ((start - msg_start) / self.cfg.unit) as u32),
             path: w.path,
             hint: w.hint,
+            // RC: the WQE's first PSN, set by the caller, which knows it.
+            psn: 0,
         }
     }
 
@@ -194,6 +200,9 @@ impl PfcFreeReceiver {
     ) -> SoftRx {
         self.reply_port = Some(sport);
         let gn = self.gn_of(w.tag);
+        if let (Some(_), Some(p)) = (&self.rc, w.psn) {
+            return self.on_rc_wire(gn, (seq, payload), ecn, (w, p), size);
+        }
         let q = &mut self.qps[usize::from(w.path)];
         if w.first {
             // A first packet: a WQE still open on this QP lost its tail.
@@ -235,6 +244,75 @@ impl PfcFreeReceiver {
         let (start, end) = (q.start, q.next);
         let h = self.header(gn, start, end, w, size);
         self.on_wqe(&h, now)
+    }
+
+    /// RC: the receiving QP takes the packet only if it is the next
+    /// expected one and discards it after a gap (one NAK per gap: the
+    /// paper's OOS counter counts them); a WQE whose last packet it takes
+    /// is complete (its receive completion), placed and ACKed by the NIC.
+    /// The QP takes a WQE's packets in order, so the first packet it took
+    /// last on this QP is the WQE's first.
+    fn on_rc_wire(
+        &mut self,
+        gn: u64,
+        (seq, payload): (u64, u64),
+        ecn: bool,
+        (w, p): (WqeWire, PsnWire),
+        size: u64,
+    ) -> SoftRx {
+        let rc = self.rc.as_deref_mut().expect("RC mode");
+        let psn = rc.psn_of(w.path, p);
+        let v = rc.on_packet(w.path, psn, payload, w.last);
+        if v.reply.is_some_and(|a| a.nak) {
+            self.stats.oos += 1;
+        }
+        if v.take {
+            if ecn {
+                self.pending_cnp = true;
+            }
+            let q = &mut self.qps[usize::from(w.path)];
+            if w.first {
+                *q = UcQp {
+                    gn,
+                    start: seq,
+                    next: seq,
+                    alive: true,
+                };
+            }
+            debug_assert!(q.alive && q.gn == gn && q.next == seq, "RC takes in order");
+            q.next = seq + payload;
+            if w.last {
+                q.alive = false;
+                let start = q.start;
+                let mut h = self.header(gn, start, seq + payload, w, size);
+                h.psn = psn - (seq - start);
+                self.stats.wqes += 1;
+                self.place(&h);
+            }
+        }
+        let Some(a) = v.reply else {
+            return SoftRx::Nothing;
+        };
+        let serial = self.next_serial;
+        self.next_serial += 1;
+        self.sent.push_back((
+            serial,
+            AckBody {
+                entries: Vec::new(),
+                residence: engine::Delta::ZERO,
+                hw: Some(a),
+            },
+        ));
+        SoftRx::Ack {
+            serial,
+            bytes: RC_ACK_BYTES,
+            cnp: std::mem::take(&mut self.pending_cnp),
+        }
+    }
+
+    /// RC's counters; `None` with UC.
+    pub fn rc_stats(&self) -> Option<RcStats> {
+        self.rc.as_deref().map(|rc| rc.stats)
     }
 
     /// Receive completions since the host last polled.
@@ -348,6 +426,7 @@ impl PfcFreeReceiver {
         let body = AckBody {
             entries,
             residence: now - self.ref_t2,
+            hw: None,
         };
         let serial = self.next_serial;
         self.next_serial += 1;
@@ -413,5 +492,11 @@ impl PfcFreeReceiver {
     /// The ACK class.
     pub fn ack_class(&self) -> u8 {
         self.cfg.ack_class
+    }
+
+    /// Whether its ACKs are software ACKs, built and parsed by the hosts
+    /// (UC); RC's are the NICs'.
+    pub fn acks_in_software(&self) -> bool {
+        self.rc.is_none()
     }
 }

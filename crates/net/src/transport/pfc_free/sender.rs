@@ -3,7 +3,8 @@
 //! the timeout and the move to a backup QP (Bifröst §3.2, §3.4, App. A).
 
 use super::config::{PfcFreeConfig, OFFSET_UNITS};
-use super::headers::{AckBody, AckEntry, Verb, WqeHeader, WqeWire};
+use super::headers::{AckBody, AckEntry, PsnWire, Verb, WqeHeader, WqeWire};
+use super::rc::{incarnation, HwAck, HwTimer, RcStats, RcTx};
 use crate::cc::{AckSample, CcEnv, CongestionControl, Swift, SwiftConfig, TimerRequests};
 use crate::transport::hooks::{SendSeq, TimerOutcome};
 use engine::{Delta, Rate, Time};
@@ -116,6 +117,8 @@ pub struct PfcFreeSender {
     backoff: u32,
     /// Bytes resent, losses detected from ACKs, timeouts.
     pub stats: SenderStats,
+    /// RC mode's NIC side (`rc.rs`); `None` with UC.
+    rc: Option<Box<RcTx>>,
 }
 
 /// What a sender counted.
@@ -140,8 +143,7 @@ pub struct SenderStats {
 /// Doublings of the timeout at most (beyond, `rto_max` holds anyway).
 const MAX_BACKOFF: u32 = 20;
 
-/// QPs a connection can use: the primary and at most three backups.
-pub const MAX_PATHS: u32 = 4;
+pub use super::config::MAX_PATHS;
 
 impl PfcFreeSender {
     /// The sender of a flow of `size` bytes on a NIC of `line_rate`.
@@ -193,6 +195,7 @@ impl PfcFreeSender {
             timer_armed: false,
             backoff: 0,
             stats: SenderStats::default(),
+            rc: (cfg.qp_type == super::config::QpType::Rc).then(|| Box::new(RcTx::new(&cfg))),
         }
     }
 
@@ -243,7 +246,7 @@ impl PfcFreeSender {
     fn rto(&self) -> Delta {
         let base = match self.srtt {
             Some(s) => {
-                (s.ps() + 4 * self.rttvar.ps()).max(self.cfg.rto_min.ps()) + self.cfg.ack_timer.ps()
+                (s.ps() + 4 * self.rttvar.ps()).max(self.cfg.rto_min.ps()) + self.ack_wait().ps()
             }
             // No RTT measured yet (RFC 6298 §2.1's initial timeout).
             None => self.cfg.rto_init.ps(),
@@ -252,6 +255,29 @@ impl PfcFreeSender {
             base.saturating_mul(1 << self.backoff.min(MAX_BACKOFF))
                 .min(self.cfg.rto_max.ps().max(base)),
         )
+    }
+
+    /// How long an ACK may wait at the receiver: the coalescing timer of
+    /// software ACKs; none for RC's, which its NIC sends at once.
+    fn ack_wait(&self) -> Delta {
+        if self.rc.is_some() {
+            Delta::ZERO
+        } else {
+            self.cfg.ack_timer
+        }
+    }
+
+    /// The timer for `at`, or earlier if RC's ACK timer is due first.
+    fn arm_at(&self, at: Time) -> Time {
+        match self.rc.as_deref().and_then(RcTx::due) {
+            Some(d) => d.min(at),
+            None => at,
+        }
+    }
+
+    /// RC's counters; `None` with UC.
+    pub fn rc_stats(&self) -> Option<RcStats> {
+        self.rc.as_deref().map(|rc| rc.stats)
     }
 
     /// The chunk for new data at the head of a message with `left` bytes
@@ -344,7 +370,11 @@ impl PfcFreeSender {
                 (w.hdr.verb == Verb::RetxSend).then_some(next)
             }
             None if self.switching => None,
-            None => self.retx.front().filter(|p| !self.held(p)).map(|p| p.start),
+            // RC's go-back-N resends first, outside the window.
+            None => match self.rc.as_deref().and_then(RcTx::resend_next) {
+                Some((_, byte, _)) => Some(byte),
+                None => self.retx.front().filter(|p| !self.held(p)).map(|p| p.start),
+            },
         }
     }
 
@@ -369,9 +399,12 @@ impl PfcFreeSender {
                 let w = &self.wqes[(gn - self.base_gn) as usize];
                 w.hdr.start + w.hdr.len
             }
-            None => match self.next_wqe() {
-                Some((start, len, _)) if start == seq => start + len,
-                _ => seq + self.mtu,
+            None => match self.rc.as_deref().and_then(RcTx::resend_next) {
+                Some((_, byte, end)) if byte == seq => end,
+                _ => match self.next_wqe() {
+                    Some((start, len, _)) if start == seq => start + len,
+                    _ => seq + self.mtu,
+                },
             },
         }
     }
@@ -386,9 +419,18 @@ impl PfcFreeSender {
     /// WQE (the one [`Self::tag`] names).
     pub fn wire(&self, seq: u64, payload: u64) -> WqeWire {
         let h = self.header(self.last_gn).expect("the WQE just sent");
+        // RC: the packet's PSN in place of the SEND RN (`WqeWire::psn`).
+        let psn = self.rc.is_some().then(|| {
+            let p = h.psn + (seq - h.start);
+            PsnWire {
+                low: p as u32,
+                inc: incarnation(p) as u16,
+            }
+        });
         WqeWire {
             tag: self.last_gn as u32,
-            send_rn: h.send_rn,
+            send_rn: if psn.is_some() { 0 } else { h.send_rn },
+            psn,
             path: h.path,
             retx: h.verb == Verb::RetxSend,
             hint: h.hint,
@@ -417,6 +459,7 @@ impl PfcFreeSender {
                 write_off: p.write_off,
                 path: self.path,
                 hint: false,
+                psn: 0,
             }
         } else {
             let i = match self.posting_msg() {
@@ -468,8 +511,13 @@ impl PfcFreeSender {
                 write_off: (verb == Verb::Write).then_some(off as u32),
                 path: self.path,
                 hint: false,
+                psn: 0,
             }
         };
+        let mut hdr = hdr;
+        if let Some(rc) = self.rc.as_deref_mut() {
+            hdr.psn = rc.post(gn, hdr.start, hdr.len);
+        }
         self.wqes.push_back(Wqe {
             hdr,
             st: St::Posting,
@@ -489,6 +537,16 @@ impl PfcFreeSender {
     /// timeout should fire, if it is to be armed.
     pub fn sent(&mut self, s: &mut SendSeq, seq: u64, payload: u64, now: Time) -> Option<Time> {
         if self.cur.is_none() {
+            if let Some(rc) = self.rc.as_deref_mut() {
+                if let Some((gn, byte, _)) = rc.resend_next() {
+                    // RC's NIC resends a packet by go-back-N: the WQE's
+                    // state is the software's and stays as it is.
+                    debug_assert_eq!(byte, seq);
+                    rc.resent(payload);
+                    self.last_gn = gn;
+                    return self.arm_after_send(now);
+                }
+            }
             self.post(seq, now);
         }
         let (gn, next) = self.cur.expect("posting");
@@ -509,12 +567,20 @@ impl PfcFreeSender {
         } else {
             self.cur = Some((gn, end));
         }
+        self.arm_after_send(now)
+    }
+
+    /// After a packet left now: when the timeout should fire, if it is to
+    /// be armed (or armed earlier, for RC's ACK timer that this packet
+    /// started).
+    fn arm_after_send(&mut self, now: Time) -> Option<Time> {
+        let hw = self.rc.as_deref_mut().is_some_and(|rc| rc.on_wire(now));
         if self.timer_armed {
-            return None;
+            return hw.then(|| self.arm_at(self.last_progress + self.rto()));
         }
         self.timer_armed = true;
         self.last_progress = now;
-        Some(now + self.rto())
+        Some(self.arm_at(now + self.rto()))
     }
 
     /// Queue WQE `gn` (declared lost) to be resent: a WRITE as SENDs of one
@@ -564,7 +630,9 @@ impl PfcFreeSender {
         ack: &AckBody,
         now: Time,
     ) -> (bool, Option<Time>) {
-        let unit = self.cfg.unit;
+        if let Some(hw) = ack.hw {
+            return self.on_hw_ack(s, hw, now);
+        }
         let mut newly = 0;
         let mut reference = None;
         self.stats.acks += 1;
@@ -576,36 +644,7 @@ impl PfcFreeSender {
             let Some(gn) = gn else { continue };
             let Some(w) = self.wqe_mut(gn) else { continue };
             reference = Some((w.t1, w.st));
-            if w.st == St::Acked || w.st == St::Posting {
-                continue;
-            }
-            let was = w.st;
-            w.st = St::Acked;
-            let h = w.hdr;
-            if was == St::InFlight {
-                self.inflight -= h.len;
-            }
-            newly += h.len;
-            let p = usize::from(h.path);
-            self.max_acked[p] = self.max_acked[p].max(gn + 1);
-            // Mark the units it carried (unless its message was
-            // acknowledged in full by other copies and retired).
-            let i = h.mid.checked_sub(self.base_mid);
-            if let Some(m) = i.and_then(|i| self.msgs.get_mut(i as usize)) {
-                let first = (h.start - m.start) / unit;
-                let last = (h.start + h.len - m.start).div_ceil(unit);
-                for u in first..last {
-                    let (word, bit) = ((u / 64) as usize, u % 64);
-                    if m.acked[word] & (1 << bit) == 0 {
-                        m.acked[word] |= 1 << bit;
-                        m.acked_units += 1;
-                    }
-                }
-                if !m.done && m.acked_units == m.units(unit) {
-                    m.done = true;
-                    self.open -= 1;
-                }
-            }
+            newly += self.settle(gn);
         }
         // RTT = (T4 − T1) − (T3′ − T2), of the ACK's reference WQE
         // (Bifröst §3.4.3, eq. 1).
@@ -613,19 +652,7 @@ impl PfcFreeSender {
         if let Some((t1, st)) = reference {
             if st != St::Posting && now >= t1 {
                 let rtt = Delta((now - t1).ps().saturating_sub(ack.residence.ps()));
-                self.sample(rtt);
-                if self.cfg.sw_cc {
-                    let sample = AckSample {
-                        seq: 0,
-                        newly_acked: newly,
-                        rtt,
-                        ecn_echo: false,
-                        snd_nxt: s.nxt,
-                        int: &[],
-                        pint: 0,
-                    };
-                    self.cc.on_ack(now, &sample, &mut timers);
-                }
+                self.rtt_sample(s, rtt, newly, now, &mut timers);
             }
         }
         // A later WQE on the same QP was acknowledged: the earlier ones
@@ -656,6 +683,111 @@ impl PfcFreeSender {
             self.timer_armed = true;
         }
         (loss, arm.then(|| now + self.rto()))
+    }
+
+    /// WQE `gn` is acknowledged (delivered): mark it and the units it
+    /// carried. Returns its bytes if it was not acknowledged before.
+    fn settle(&mut self, gn: u64) -> u64 {
+        let unit = self.cfg.unit;
+        let Some(w) = self.wqe_mut(gn) else { return 0 };
+        if w.st == St::Acked || w.st == St::Posting {
+            return 0;
+        }
+        let was = w.st;
+        w.st = St::Acked;
+        let h = w.hdr;
+        if was == St::InFlight {
+            self.inflight -= h.len;
+        }
+        let p = usize::from(h.path);
+        self.max_acked[p] = self.max_acked[p].max(gn + 1);
+        // Mark the units it carried (unless its message was acknowledged
+        // in full by other copies and retired).
+        let i = h.mid.checked_sub(self.base_mid);
+        if let Some(m) = i.and_then(|i| self.msgs.get_mut(i as usize)) {
+            let first = (h.start - m.start) / unit;
+            let last = (h.start + h.len - m.start).div_ceil(unit);
+            for u in first..last {
+                let (word, bit) = ((u / 64) as usize, u % 64);
+                if m.acked[word] & (1 << bit) == 0 {
+                    m.acked[word] |= 1 << bit;
+                    m.acked_units += 1;
+                }
+            }
+            if !m.done && m.acked_units == m.units(unit) {
+                m.done = true;
+                self.open -= 1;
+            }
+        }
+        h.len
+    }
+
+    /// An RTT sample: the estimator, and the window unless it is off.
+    fn rtt_sample(
+        &mut self,
+        s: &SendSeq,
+        rtt: Delta,
+        newly: u64,
+        now: Time,
+        timers: &mut TimerRequests,
+    ) {
+        self.sample(rtt);
+        if self.cfg.sw_cc {
+            let sample = AckSample {
+                seq: 0,
+                newly_acked: newly,
+                rtt,
+                ecn_echo: false,
+                snd_nxt: s.nxt,
+                int: &[],
+                pint: 0,
+            };
+            self.cc.on_ack(now, &sample, timers);
+        }
+    }
+
+    /// RC: the receiving QP's ACK or NAK reached the NIC at `now`. The
+    /// send completions of the WQEs it acknowledged time the RTT (from the
+    /// newest one's send, Bifröst §3.4.3 after RoGUE) and feed the window;
+    /// a NAK makes the NIC go back (no software sees it); a NAK with no
+    /// retry left puts the QP in the error state, which the software
+    /// handles at once through the timer ([`Self::timeout`]).
+    fn on_hw_ack(&mut self, s: &mut SendSeq, hw: HwAck, now: Time) -> (bool, Option<Time>) {
+        let Some(rc) = self.rc.as_deref_mut() else {
+            return (false, None);
+        };
+        let out = rc.on_ack(hw, now);
+        let mut newly = 0;
+        let mut reference = None;
+        for (gn, timed) in out.completed {
+            let Some(w) = self.wqe_mut(gn) else { continue };
+            if timed && w.st == St::InFlight {
+                reference = Some(w.t1);
+            }
+            newly += self.settle(gn);
+        }
+        let mut timers = TimerRequests::default();
+        if let Some(t1) = reference.filter(|&t1| now >= t1) {
+            self.rtt_sample(s, now - t1, newly, now, &mut timers);
+        }
+        if newly > 0 {
+            self.last_progress = now;
+        }
+        self.retire(s);
+        self.prune_retx();
+        if out.error {
+            self.timer_armed = true;
+            return (false, Some(now));
+        }
+        if self.inflight == 0 && self.cur.is_none() {
+            return (false, None);
+        }
+        // The ACK timer may have moved (progress, or a go-back): re-arm.
+        if !self.timer_armed {
+            self.timer_armed = true;
+            self.last_progress = now;
+        }
+        (false, Some(self.arm_at(self.last_progress + self.rto())))
     }
 
     fn sample(&mut self, rtt: Delta) {
@@ -712,6 +844,15 @@ impl PfcFreeSender {
                 ..TimerOutcome::default()
             };
         }
+        // RC: the NIC's ACK timer, or its error state.
+        let mut look = false;
+        if let Some(rc) = self.rc.as_deref_mut() {
+            match rc.on_timer(now) {
+                HwTimer::Nothing => {}
+                HwTimer::GoBack => look = true,
+                HwTimer::Error => return self.fail_over(now),
+            }
+        }
         if self.inflight == 0 && self.cur.is_none() {
             self.timer_armed = false;
             return TimerOutcome::default();
@@ -719,12 +860,27 @@ impl PfcFreeSender {
         let due = self.last_progress + self.rto();
         if now < due {
             return TimerOutcome {
-                again_at: Some(due),
+                again_at: Some(self.arm_at(due)),
+                look,
                 ..TimerOutcome::default()
             };
         }
-        // Every WQE in flight is lost; resend them on a backup QP with a
-        // new source port (Bifröst App. A.3), after the switch time.
+        self.stats.timeouts += 1;
+        self.backoff = self.backoff.saturating_add(1);
+        self.fail_over(now)
+    }
+
+    /// A timeout, or RC's error state: every WQE in flight is lost; resend
+    /// them on a backup QP with a new source port (Bifröst §3.4.2,
+    /// App. A.3), after the switch time; the window goes to its minimum.
+    fn fail_over(&mut self, now: Time) -> TimerOutcome {
+        if self.rc.is_some() {
+            // RC's QP is left: the WQE being posted on it is lost too.
+            if let Some((gn, _)) = self.cur.take() {
+                self.stats.lost_by_timeout += 1;
+                self.resend(gn, true);
+            }
+        }
         let lost: Vec<u64> = self
             .wqes
             .iter()
@@ -738,8 +894,6 @@ impl PfcFreeSender {
         // A WQE still in flight may belong to a message acknowledged in
         // full by another copy meanwhile: nothing of it is resent.
         self.prune_retx();
-        self.stats.timeouts += 1;
-        self.backoff = self.backoff.saturating_add(1);
         let mut timers = TimerRequests::default();
         if self.cfg.sw_cc {
             self.cc.on_nack(now, &mut timers);
@@ -748,18 +902,24 @@ impl PfcFreeSender {
         let reroute = paths > 1;
         if reroute {
             self.path = ((u32::from(self.path) + 1) % paths) as u8;
-            self.switching = true;
             self.stats.qp_switches += 1;
         }
+        let mut wait = reroute.then_some(self.cfg.qp_switch);
+        if let Some(rc) = self.rc.as_deref_mut() {
+            // The QP left reconnects in the background (Bifröst §3.4.2);
+            // the next one may still be reconnecting itself.
+            let ready = rc.switch_to(self.path, now);
+            wait = Some(wait.unwrap_or(Delta::ZERO).max(ready.since(now)));
+        }
+        self.switching = wait.is_some();
         self.last_progress = now;
         TimerOutcome {
-            again_at: Some(if reroute {
-                now + self.cfg.qp_switch
-            } else {
-                now + self.rto()
+            again_at: Some(match wait {
+                Some(w) => now + w,
+                None => now + self.rto(),
             }),
             expired: true,
-            look: !reroute,
+            look: wait.is_none(),
             reroute,
         }
     }

@@ -2,13 +2,13 @@
 //! duplicates and reorders packets and ACKs on purpose.
 
 use super::config::PfcFreeConfig;
-use super::headers::{AckEntry, Verb, WqeWire};
+use super::headers::{AckEntry, Verb, WqeHeader, WqeWire};
 use super::receiver::{self, PfcFreeReceiver};
 use super::sender::PfcFreeSender;
 use crate::transport::hooks::SendSeq;
 use engine::{Rate, Time};
 
-const MTU: u64 = 1024;
+pub(super) const MTU: u64 = 1024;
 
 /// A deterministic stream of numbers (an LCG): which packets the test
 /// network drops, copies or holds back.
@@ -27,10 +27,10 @@ impl Draw {
 /// What the test network does to each frame: of every 1000, `drop` are
 /// lost, `dup` arrive twice, `hold` arrive after the next one.
 #[derive(Clone, Copy)]
-struct Faults {
-    drop: u64,
-    dup: u64,
-    hold: u64,
+pub(super) struct Faults {
+    pub(super) drop: u64,
+    pub(super) dup: u64,
+    pub(super) hold: u64,
 }
 
 /// Frames on the way: (arrival, order sent, a data packet (seq, payload,
@@ -73,16 +73,16 @@ impl Net {
     }
 }
 
-struct Outcome {
-    rx: PfcFreeReceiver,
-    tx: PfcFreeSender,
-    done: bool,
+pub(super) struct Outcome {
+    pub(super) rx: PfcFreeReceiver,
+    pub(super) tx: PfcFreeSender,
+    pub(super) done: bool,
 }
 
 /// Send a flow of `size` bytes in messages of `message` through a network
 /// with `faults`, a packet per `step` of time, until it is acknowledged or
 /// the time runs out.
-fn transfer(cfg: PfcFreeConfig, size: u64, faults: Faults, seed: u64) -> Outcome {
+pub(super) fn transfer(cfg: PfcFreeConfig, size: u64, faults: Faults, seed: u64) -> Outcome {
     let mut tx = PfcFreeSender::new(cfg, MTU, size, Rate::gbps(25), Time::ZERO);
     let mut rx = PfcFreeReceiver::new(cfg);
     let mut s = SendSeq::default();
@@ -112,8 +112,25 @@ fn transfer(cfg: PfcFreeConfig, size: u64, faults: Faults, seed: u64) -> Outcome
             // header of its WQE.
             let h = tx.header(tx.gn_of_tag(w.tag)).expect("the WQE just sent");
             assert_eq!(w.first, seq == h.start);
+            assert_eq!(
+                WqeWire::unpack(w.tag, w.pack()),
+                w,
+                "it survives the packet"
+            );
+            if let Some(p) = w.psn {
+                // RC: the low bits of the packet's PSN, no SEND RN.
+                assert_eq!(u64::from(p.low), (h.psn + seq - h.start) & 0xffff_ffff);
+                assert_eq!(u64::from(p.inc), super::rc::incarnation(h.psn));
+            }
             if w.last {
-                assert_eq!(rx.header(h.gn, h.start, seq + payload, w, size), h);
+                // The PSN and (in RC) the SEND RN the receiver does not
+                // rebuild here.
+                let expect = WqeHeader {
+                    psn: 0,
+                    send_rn: if w.psn.is_some() { 0 } else { h.send_rn },
+                    ..h
+                };
+                assert_eq!(rx.header(h.gn, h.start, seq + payload, w, size), expect);
             }
             net.send(now, Ok((seq, payload, w)));
         }
@@ -157,7 +174,7 @@ fn transfer(cfg: PfcFreeConfig, size: u64, faults: Faults, seed: u64) -> Outcome
     Outcome { rx, tx, done }
 }
 
-fn check(o: &Outcome, size: u64) {
+pub(super) fn check(o: &Outcome, size: u64) {
     assert!(o.done, "the flow was not acknowledged in full");
     o.rx.check_complete(size).expect("delivered exactly once");
 }
