@@ -71,7 +71,7 @@ impl AckBodies {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::pfc_free::AckEntry;
+    use crate::transport::pfc_free::headers::AckEntry;
     use engine::Delta;
 
     fn body(gn: u64) -> AckBody {

@@ -75,7 +75,7 @@ pub struct AckBody {
     /// T3′ − T2 of the reference WQE.
     pub residence: Delta,
     /// RC: the NIC's ACK or NAK this frame is (no software numbers then).
-    pub hw: Option<super::rc::HwAck>,
+    pub hw: Option<HwAck>,
 }
 
 /// What each data packet of a WQE carries, by value, besides its PSN
@@ -164,4 +164,15 @@ impl WqeWire {
             last: word >> 43 & 1 == 1,
         }
     }
+}
+
+/// What an RC receiver's ACK or NAK tells the sender's NIC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HwAck {
+    /// The QP (0 primary, then backups).
+    pub path: u8,
+    /// Every byte of the QP below this arrived (its expected PSN).
+    pub psn: u64,
+    /// A NAK (sequence error): a packet after `psn` arrived first.
+    pub nak: bool,
 }

@@ -53,17 +53,6 @@ pub fn first_psn(inc: u64) -> u64 {
     inc << INCARNATION_SHIFT
 }
 
-/// What an RC receiver's ACK or NAK tells the sender's NIC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HwAck {
-    /// The QP (0 primary, then backups).
-    pub path: u8,
-    /// Every byte of the QP below this arrived (its expected PSN).
-    pub psn: u64,
-    /// A NAK (sequence error): a packet after `psn` arrived first.
-    pub nak: bool,
-}
-
 /// What RC mode's hardware counted, summed over a run's flows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RcStats {
@@ -94,6 +83,7 @@ impl RcStats {
 }
 
 use super::config::{PfcFreeConfig, MAX_PATHS};
+pub use super::headers::HwAck;
 use super::headers::PsnWire;
 use engine::{Delta, Time};
 use std::collections::VecDeque;
