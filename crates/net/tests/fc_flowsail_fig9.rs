@@ -79,13 +79,13 @@ fn bfc_degrades_the_innocent_flows() {
 
 /// FlowSail isolates f1 at P1: f3, which shares P1's queue with f1 but
 /// not P2, keeps its 20 Gb/s, where BFC halves it. f2 falls short of the
-/// paper's 20 Gb/s (about 12 Gb/s, docs/flowsail.md "Results so far"): in
-/// the first cycle at P2, f1 is paused while the queue is still above Q_l,
-/// f2 keeps arriving behind f1's frames and its buffered bytes pass half
-/// the queue, so f2 is paused once or twice. That PAUSE puts f2 in switch
-/// 1's congested-flow table, and as it never idles for the table's 2·HRTT
-/// it stays in rsvQ, paused whenever f1 is (the head-of-line blocking among
-/// congested flows FlowSail §VII admits).
+/// paper's 20 Gb/s (about 12 Gb/s; docs/flowsail.md, "Fig. 9"): the pause
+/// of f1's old queue at P1 (Alg. 2 l. 24) holds f2 behind f1's frames,
+/// and when it is resumed f2's backlog reaches P2 as a burst that holds
+/// more than half of a queue above Q_l (Eq. 1), so P2 pauses f2 too. That
+/// PAUSE puts f2 in switch 1's congested-flow table, and as it never
+/// idles for the table's 2·HRTT it stays in rsvQ, paused whenever f1 is
+/// (the head-of-line blocking among congested flows FlowSail §VII admits).
 #[test]
 fn flowsail_keeps_the_upstream_innocent_flow_at_its_rate() {
     let (sim, r, [f1, f2, f3]) = run(flowsail());
@@ -110,6 +110,53 @@ fn flowsail_keeps_the_upstream_innocent_flow_at_its_rate() {
         count(0),
         count(2)
     );
+    assert!(r.pause_frames() == r.resume_frames());
+    all_at_rest(&sim, &[0, 1, 2, 3, 4, SW1, SW2]);
+}
+
+/// The same network with P2's Q_l at 5 hop BDPs (Q_h at 15): FlowSail
+/// then pauses only f1, and f2 and f3 keep their 20 Gb/s, as the paper
+/// finds. P2's queue overshoots Q_l by about one hop round trip of
+/// arrivals before a PAUSE takes effect (at 40 Gb/s, 10 kB against Q_l's
+/// 10 kB); once Q_l is deep enough that f2's share of the queue drops
+/// below half before the queue does below Q_l, f2 is never marked. At 1,
+/// 2, 2.5 and 3 hop BDPs it is (docs/flowsail.md, "Fig. 9").
+#[test]
+fn flowsail_throttles_only_f1_once_q_l_covers_the_overshoot() {
+    let topo = fig8();
+    let mut cfg = config(&topo, Some(flowsail()));
+    let deep = FcChoice::FlowSail(FlowSailConfig {
+        mapping: QueueMapping::Shared,
+        ql_hbdp: 5.0,
+        qh_hbdp: 15.0,
+        ..FlowSailConfig::default()
+    });
+    // P2 is link 4's switch-2 end.
+    let p2 = cfg
+        .ports
+        .iter_mut()
+        .find(|r| r.link == 4 && !r.at_b)
+        .expect("a rule for P2");
+    p2.settings.fc = Some(deep);
+    let (sim, r, [f1, f2, f3]) = run_fig9(&topo, cfg);
+    eprintln!("FlowSail, P2's Q_l 5 hop BDPs: f1 {f1:.2} f2 {f2:.2} f3 {f3:.2}");
+    assert_eq!(r.drops(), 0);
+    assert!((f2 - 20.0).abs() <= 1.0, "f2 at {f2:.2} Gb/s");
+    assert!((f3 - 20.0).abs() <= 1.0, "f3 at {f3:.2} Gb/s");
+    assert!(f1 <= 21.0, "f1 at {f1:.2} Gb/s is throttled to P2's rest");
+    // PAUSEs of `flow` sent by switch `node`.
+    let pauses = |node, flow| {
+        sim.tx_log()
+            .iter()
+            .filter(|e| e.node == node && e.kind == PacketKind::FlowPause)
+            .filter(|e| e.flow == flow && e.seq != 0)
+            .count()
+    };
+    // P2 pauses f1 alone; switch 1 pauses f2 and f3 at most once each, at
+    // the start, while f1's old queue at P1 is paused (Alg. 2 l. 24).
+    assert!(pauses(SW2, 0) > 10, "P2 paused f1 {} times", pauses(SW2, 0));
+    assert_eq!(pauses(SW2, 1), 0, "P2 paused f2");
+    assert!(pauses(SW1, 1) <= 1 && pauses(SW1, 2) <= 1);
     assert!(r.pause_frames() == r.resume_frames());
     all_at_rest(&sim, &[0, 1, 2, 3, 4, SW1, SW2]);
 }
