@@ -4,28 +4,22 @@
 //! go-back-N that resends at once pays (an RTT and the frames in flight,
 //! a few µs); the same flow on a lossless path pays nothing.
 
-use rdmasim_experiment::config::{build_scenario, parse_config};
-use std::path::Path;
+mod shipped;
 
 /// The shipped file with `loss` and `recovery` substituted: (FCT in ns,
 /// frames lost).
 fn run(loss: &str, recovery: &str) -> (u64, u64) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/azure");
-    let text = std::fs::read_to_string(dir.join("r12-go-back-n-loss.toml")).unwrap();
-    let shipped_loss = "loss = 0.0009765625";
-    let shipped_recovery = "gen1_loss_recovery = \"200us\"";
-    assert!(text.contains(shipped_loss) && text.contains(shipped_recovery));
-    let text = text
-        .replace(shipped_loss, &format!("loss = {loss}"))
-        .replace(
-            shipped_recovery,
-            &format!("gen1_loss_recovery = \"{recovery}\""),
-        );
-    let c = parse_config(&text, "r12.toml").unwrap();
-    let s = build_scenario(&c, &dir).unwrap();
-    let mut sim = net::Simulation::new(&s.topo, s.flows, s.net).unwrap();
-    sim.run();
-    let r = sim.results();
+    let r = shipped::run(
+        "azure",
+        "r12-go-back-n-loss.toml",
+        &[
+            ("loss = 0.0009765625", format!("loss = {loss}")),
+            (
+                "gen1_loss_recovery = \"200us\"",
+                format!("gen1_loss_recovery = \"{recovery}\""),
+            ),
+        ],
+    );
     assert_eq!(r.unfinished(), 0);
     let f = &r.flows[0];
     (f.end.unwrap().since(f.start).ns(), r.corrupted())

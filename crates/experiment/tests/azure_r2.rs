@@ -3,19 +3,16 @@
 //! outstanding 64 KB writes fill the 8.85 MB BDP; 100 leave the flow
 //! window-limited, at about window / RTT.
 
-use rdmasim_experiment::config::{build_scenario, parse_config};
-use std::path::Path;
+mod shipped;
 
 /// Sender B's (host 1's) rate on the wire, Gb/s, with `window` bytes in
 /// flight.
 fn gbps(window: u64) -> f64 {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/azure");
-    let text = std::fs::read_to_string(dir.join("r2-window-sufficiency.toml")).unwrap();
-    let shipped = "window = \"10485760B\"";
-    assert!(text.contains(shipped));
-    let text = text.replace(shipped, &format!("window = \"{window}B\""));
-    let c = parse_config(&text, "r2.toml").unwrap();
-    let s = build_scenario(&c, &dir).unwrap();
+    let s = shipped::scenario(
+        "azure",
+        "r2-window-sufficiency.toml",
+        &[("window = \"10485760B\"", format!("window = \"{window}B\""))],
+    );
     let stop = s.net.stop_time.unwrap();
     let mut sim = net::Simulation::new(&s.topo, s.flows, s.net).unwrap();
     sim.run();

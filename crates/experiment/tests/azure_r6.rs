@@ -5,24 +5,19 @@
 //! (`listing1-80km.json`) nothing is lost, and the headroom used stays
 //! below that need.
 
-use rdmasim_experiment::config::{build_scenario, parse_config};
-use std::path::Path;
+mod shipped;
 
 /// (frames dropped, peak headroom in bytes at switch 2) with every link
 /// `delay` long and the switches running `sonic`.
 fn run(delay: &str, sonic: &str) -> (u64, u64) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/azure");
-    let text = std::fs::read_to_string(dir.join("r6-headroom-cable.toml")).unwrap();
-    let (d, f) = ("delay = \"1us\"", "sonic = \"listing1.json\"");
-    assert!(text.contains(d) && text.contains(f));
-    let text = text
-        .replace(d, &format!("delay = \"{delay}\""))
-        .replace(f, &format!("sonic = \"{sonic}\""));
-    let c = parse_config(&text, "r6.toml").unwrap();
-    let s = build_scenario(&c, &dir).unwrap();
-    let mut sim = net::Simulation::new(&s.topo, s.flows, s.net).unwrap();
-    sim.run();
-    let r = sim.results();
+    let r = shipped::run(
+        "azure",
+        "r6-headroom-cable.toml",
+        &[
+            ("delay = \"1us\"", format!("delay = \"{delay}\"")),
+            ("sonic = \"listing1.json\"", format!("sonic = \"{sonic}\"")),
+        ],
+    );
     let sw = r.sonic.iter().find(|s| s.node == 2).unwrap();
     assert!(sw.first_pause.is_some(), "the PG paused");
     assert_eq!(

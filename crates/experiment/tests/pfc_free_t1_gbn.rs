@@ -8,28 +8,22 @@
 //! half. docs/reproduce-pfc-free.md, T1, sets these beside the paper's
 //! "nearly zero".
 
-use rdmasim_experiment::config::{build_scenario, parse_config};
-use std::path::Path;
+mod shipped;
 
 /// The shipped file with `loss` and the NIC's recovery time per NACK
 /// substituted: goodput in Gb/s of its 32 MiB flow, and frames lost.
 fn goodput(loss: &str, recovery: &str) -> (f64, u64) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/pfc-free");
-    let text = std::fs::read_to_string(dir.join("loss-gbn.toml")).unwrap();
-    let shipped_loss = "loss = 0.0009765625";
-    let shipped_recovery = "gen1_loss_recovery = \"0us\"";
-    assert!(text.contains(shipped_loss) && text.contains(shipped_recovery));
-    let text = text
-        .replace(shipped_loss, &format!("loss = {loss}"))
-        .replace(
-            shipped_recovery,
-            &format!("gen1_loss_recovery = \"{recovery}\""),
-        );
-    let c = parse_config(&text, "loss-gbn.toml").unwrap();
-    let s = build_scenario(&c, &dir).unwrap();
-    let mut sim = net::Simulation::new(&s.topo, s.flows, s.net).unwrap();
-    sim.run();
-    let r = sim.results();
+    let r = shipped::run(
+        "pfc-free",
+        "loss-gbn.toml",
+        &[
+            ("loss = 0.0009765625", format!("loss = {loss}")),
+            (
+                "gen1_loss_recovery = \"0us\"",
+                format!("gen1_loss_recovery = \"{recovery}\""),
+            ),
+        ],
+    );
     assert_eq!(r.unfinished(), 0);
     let f = &r.flows[0];
     let secs = f.end.unwrap().since(f.start).secs_f64();
