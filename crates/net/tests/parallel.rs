@@ -115,3 +115,52 @@ fn fat_tree_dcqcn_pfc_is_the_same_on_1_2_and_3_threads() {
         assert_eq!(log1, log, "{threads} threads: transmit log");
     }
 }
+
+/// Two sites over a 100 µs, 10 Gb/s link, every flow from the left to
+/// the right, all started at 0: a long-haul run. On 2 threads the
+/// partitions are the two sites. While a flow has bytes never sent, the
+/// run cannot end in the next window (its last byte crosses the long
+/// link, a whole lookahead), so those windows run in one phase, both
+/// sites at once; only the windows after every byte has left may end the
+/// run. (Each flow's 500 kB take its 100 Gb/s port 40 µs, less than a
+/// window, so the port's rate alone would make every window one that may
+/// end the run; a 50 kB window per flow keeps most of them unsent for
+/// ten round trips of 200 µs.) The outputs are one thread's.
+#[test]
+fn a_long_haul_run_does_not_wait_for_its_end_while_bytes_are_unsent() {
+    let mut topo = topo::dumbbell(4, 4, Rate::gbps(100), Rate::gbps(10), Delta::from_us(1))
+        .expect("a dumbbell");
+    topo.links.last_mut().expect("the long link").delay = Delta::from_us(100);
+    let specs: Vec<FlowSpec> = (0..4u32).map(|h| flow(h, h, 4 + h, 500_000, 0)).collect();
+    let make = || {
+        let mut cfg = NetConfig {
+            cc: CcConfig::Dcqcn(DcqcnConfig::default()),
+            ..NetConfig::default()
+        };
+        cfg.nic.window = Some(50_000);
+        Simulation::new(&topo, specs.clone(), cfg).unwrap()
+    };
+    let (one, log1) = run(&topo, 1, &make);
+    assert_eq!(one.unfinished(), 0);
+    let map = PartitionMap::new(&topo, &PartitionSpec::auto(2)).expect("a partitioning");
+    let replicas = (0..2).map(|_| make()).collect();
+    let (sim, stats) = Simulation::run_parallel(replicas, &map, u64::MAX, |_| {});
+    assert_eq!(
+        stats.lookahead,
+        Delta::from_us(100),
+        "the cut is the long link"
+    );
+    // Ten round trips of two windows each with bytes still to send,
+    // against a few at the end.
+    eprintln!("{stats:?}");
+    assert!(stats.windows >= 12, "{} windows", stats.windows);
+    assert!(
+        stats.end_windows * 2 < stats.windows,
+        "{} of {} windows in two phases",
+        stats.end_windows,
+        stats.windows
+    );
+    assert_same(&one, &sim.results(), "2 threads");
+    let (_, log2) = run(&topo, 2, &make);
+    assert_eq!(log1, log2);
+}
