@@ -31,34 +31,27 @@ fn the_loss_example_runs_clean() {
 
 #[test]
 fn bad_settings_name_their_key_and_exit_2() {
-    let base = example();
-    for (from, to, want) in [
-        (
-            "io_depth = 8",
-            "io_depth = 8\nunit = \"128KiB\"",
-            "transport.unit: the minimum chunk (unit = 128KiB) is above the maximum chunk",
-        ),
-        (
-            "io_depth = 8",
-            "io_depth = 8\nack_count = 0",
-            "transport.ack_count: 0 WQEs: must be 1 to 32",
-        ),
-        (
-            "io_depth = 8",
-            "io_depth = 8\nqueue = \"lossy\"\n\n[pfc]\nenabled = true",
-            "transport.queue: \"lossy\", but [pfc] enabled = true makes the data's class lossless",
-        ),
-        ("loss = 0.0009765625", "loss = 1.5", "ports.at[0].loss"),
-    ] {
-        let dir = workdir("bad");
-        let text = base.replacen(from, to, 1);
-        assert_ne!(text, base);
-        fs::write(dir.join("cfg.toml"), text).unwrap();
-        let o = rdmasim(&dir, &["check", "cfg.toml"]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{to}: {err}");
-        assert!(err.contains("cfg.toml:"), "names the file and line: {err}");
-        assert!(err.contains(want), "{to}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "one error: {err}");
-    }
+    let dir = workdir("bad");
+    common::assert_each_edit_is_one_error(
+        &dir,
+        &example(),
+        &[
+            (
+                "io_depth = 8",
+                "io_depth = 8\nunit = \"128KiB\"",
+                "transport.unit: the minimum chunk (unit = 128KiB) is above the maximum chunk",
+            ),
+            (
+                "io_depth = 8",
+                "io_depth = 8\nack_count = 0",
+                "transport.ack_count: 0 WQEs: must be 1 to 32",
+            ),
+            (
+                "io_depth = 8",
+                "io_depth = 8\nqueue = \"lossy\"\n\n[pfc]\nenabled = true",
+                "transport.queue: \"lossy\", but [pfc] enabled = true makes the data's class lossless",
+            ),
+            ("loss = 0.0009765625", "loss = 1.5", "ports.at[0].loss"),
+        ],
+    );
 }

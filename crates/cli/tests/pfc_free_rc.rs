@@ -42,48 +42,41 @@ fn the_loss_example_runs_clean_in_rc_mode() {
 
 #[test]
 fn bad_rc_settings_name_their_key_and_exit_2() {
-    let base = example();
-    for (from, to, want) in [
-        (
-            "qp_type = \"rc\"",
-            "qp_type = \"rd\"",
-            "transport.qp_type: \"rd\": \"uc\" or \"rc\"",
-        ),
-        (
-            "qp_type = \"rc\"",
-            "qp_type = \"rc\"\nrc_retry = 8",
-            "transport.rc_retry: 8: a QP's retry count is 0 to 7",
-        ),
-        (
-            "qp_type = \"rc\"",
-            "qp_type = \"uc\"\nrc_retry = 2",
-            "transport.rc_retry: applies to RC data QPs only",
-        ),
-        (
-            "qp_type = \"rc\"",
-            "rc_ack_timeout = \"100us\"",
-            "transport.rc_ack_timeout: applies to RC data QPs only",
-        ),
-        (
-            "qp_type = \"rc\"",
-            "qp_type = \"rc\"\nrc_ack_timeout = \"0us\"",
-            "transport.rc_ack_timeout",
-        ),
-        (
-            "qp_type = \"rc\"",
-            "qp_type = \"rc\"\nrc_recover = \"soon\"",
-            "transport.rc_recover",
-        ),
-    ] {
-        let dir = workdir("bad");
-        let text = base.replacen(from, to, 1);
-        assert_ne!(text, base);
-        fs::write(dir.join("cfg.toml"), text).unwrap();
-        let o = rdmasim(&dir, &["check", "cfg.toml"]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{to}: {err}");
-        assert!(err.contains("cfg.toml:"), "names the file and line: {err}");
-        assert!(err.contains(want), "{to}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "one error: {err}");
-    }
+    let dir = workdir("bad");
+    common::assert_each_edit_is_one_error(
+        &dir,
+        &example(),
+        &[
+            (
+                "qp_type = \"rc\"",
+                "qp_type = \"rd\"",
+                "transport.qp_type: \"rd\": \"uc\" or \"rc\"",
+            ),
+            (
+                "qp_type = \"rc\"",
+                "qp_type = \"rc\"\nrc_retry = 8",
+                "transport.rc_retry: 8: a QP's retry count is 0 to 7",
+            ),
+            (
+                "qp_type = \"rc\"",
+                "qp_type = \"uc\"\nrc_retry = 2",
+                "transport.rc_retry: applies to RC data QPs only",
+            ),
+            (
+                "qp_type = \"rc\"",
+                "rc_ack_timeout = \"100us\"",
+                "transport.rc_ack_timeout: applies to RC data QPs only",
+            ),
+            (
+                "qp_type = \"rc\"",
+                "qp_type = \"rc\"\nrc_ack_timeout = \"0us\"",
+                "transport.rc_ack_timeout",
+            ),
+            (
+                "qp_type = \"rc\"",
+                "qp_type = \"rc\"\nrc_recover = \"soon\"",
+                "transport.rc_recover",
+            ),
+        ],
+    );
 }

@@ -30,3 +30,20 @@ pub fn rdmasim(dir: &Path, args: &[&str]) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// For each `(from, to, want)`: `base` with its first `from` replaced by
+/// `to`, checked by `rdmasim check` in `dir`, is one error that names the
+/// file and line and contains `want`, with exit code 2.
+pub fn assert_each_edit_is_one_error(dir: &Path, base: &str, cases: &[(&str, &str, &str)]) {
+    for &(from, to, want) in cases {
+        let text = base.replacen(from, to, 1);
+        assert_ne!(text, base, "{from} is in the config");
+        fs::write(dir.join("cfg.toml"), text).unwrap();
+        let o = rdmasim(dir, &["check", "cfg.toml"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{to}: {err}");
+        assert!(err.contains("cfg.toml:"), "names the file and line: {err}");
+        assert!(err.contains(want), "{to}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "one error: {err}");
+    }
+}
