@@ -10,9 +10,8 @@
 //! whose `k` is `peer` (the peer's 320-host tree) is labelled.
 
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 
-const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+mod common;
 
 struct Row {
     study: String,
@@ -49,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             cpu: f[8].parse()?,
         });
     }
-    let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    common::register_font();
     let xmax = rows.iter().map(|r| r.hops_m).fold(0.0, f64::max) * 1.1;
     let ymax = rows.iter().map(|r| r.cpu).fold(0.0, f64::max) * 1.15;
     // Reference line: the cost per packet·hop on the peer's tree, where
@@ -123,13 +122,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )
         }))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .label_font(("sans-serif", 14))
-        .draw()?;
+    common::draw_legend(&mut chart)?;
     root.present()?;
     println!(
         "{:.4} CPU s per million packet·hops on the peer's tree",

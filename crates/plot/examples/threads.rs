@@ -10,9 +10,8 @@
 //! runs were made; every input needs a row on one thread.
 
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 
-const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+mod common;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -58,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         * 1.15;
     let xmax = f64::from(max_threads) + 0.2;
 
-    let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    common::register_font();
     let root = BitMapBackend::new(out, (800, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
@@ -101,13 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )
         }))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .label_font(("sans-serif", 14))
-        .draw()?;
+    common::draw_legend(&mut chart)?;
     root.present()?;
     Ok(())
 }

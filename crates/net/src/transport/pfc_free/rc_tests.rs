@@ -7,7 +7,7 @@ use super::config::{PfcFreeConfig, QpType};
 use super::headers::{Verb, WqeHeader, WqeWire};
 use super::receiver::{PfcFreeReceiver, SoftRx};
 use super::sender::PfcFreeSender;
-use super::tests::{check, transfer, Faults, MTU};
+use super::tests::{check, transfer, Faults, EXACTLY_ONCE_RUNS, HARSH, MTU};
 use crate::transport::hooks::SendSeq;
 use engine::{Rate, Time};
 
@@ -61,23 +61,13 @@ fn deliver(
 
 #[test]
 fn rc_delivers_every_message_exactly_once_under_drops_duplicates_and_reordering() {
-    let faults = Faults {
-        drop: 20,
-        dup: 20,
-        hold: 20,
-    };
-    for (seed, message, size) in [
-        (1, 1024, 300_000u64),
-        (2, 16 * 1024, 700_000),
-        (3, 256 * 1024, 1_500_000),
-        (4, 1 << 20, 3_000_001),
-    ] {
+    for (seed, message, size) in EXACTLY_ONCE_RUNS {
         for unit in [1024, 4096] {
             let cfg = PfcFreeConfig {
                 unit,
                 ..rc(message)
             };
-            let o = transfer(cfg, size, faults, seed);
+            let o = transfer(cfg, size, HARSH, seed);
             check(&o, size);
             let hw = o.rx.rc_stats().unwrap();
             let tx = o.tx.rc_stats().unwrap();

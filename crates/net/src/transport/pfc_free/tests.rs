@@ -33,6 +33,23 @@ pub(super) struct Faults {
     pub(super) hold: u64,
 }
 
+/// The exactly-once tests' network: 2% of frames lost, 2% duplicated, 2%
+/// reordered.
+pub(super) const HARSH: Faults = Faults {
+    drop: 20,
+    dup: 20,
+    hold: 20,
+};
+
+/// The exactly-once tests' runs: (seed, message size, bytes), from one
+/// small message per WQE to 1 MB messages, each size ending mid-message.
+pub(super) const EXACTLY_ONCE_RUNS: [(u64, u64, u64); 4] = [
+    (1, 1024, 300_000),
+    (2, 16 * 1024, 700_000),
+    (3, 256 * 1024, 1_500_000),
+    (4, 1 << 20, 3_000_001),
+];
+
 /// Frames on the way: (arrival, order sent, a data packet (seq, payload,
 /// what it carries of its WQE) or an ACK's serial).
 type Frame = (Time, u64, Result<(u64, u64, WqeWire), u64>);
@@ -199,24 +216,14 @@ fn a_clean_network_delivers_every_message_once_without_resending() {
 
 #[test]
 fn drops_duplicates_and_reordering_still_deliver_exactly_once() {
-    let faults = Faults {
-        drop: 20,
-        dup: 20,
-        hold: 20,
-    };
-    for (seed, message, size) in [
-        (1, 1024, 300_000u64),
-        (2, 16 * 1024, 700_000),
-        (3, 256 * 1024, 1_500_000),
-        (4, 1 << 20, 3_000_001),
-    ] {
+    for (seed, message, size) in EXACTLY_ONCE_RUNS {
         for unit in [1024, 4096] {
             let cfg = PfcFreeConfig {
                 message,
                 unit,
                 ..PfcFreeConfig::default()
             };
-            let o = transfer(cfg, size, faults, seed);
+            let o = transfer(cfg, size, HARSH, seed);
             check(&o, size);
             let st = o.rx.stats;
             assert!(st.duplicates > 0, "seed {seed}: some WQEs arrived twice");
