@@ -4,57 +4,11 @@
 
 use engine::{Delta, Rate, Time};
 use rdmasim_net::transport::PfcFreeConfig;
-use rdmasim_net::{NetConfig, PortRule, PortSettings, RunResults, Simulation, Transport};
-use topo::Topology;
+use rdmasim_net::{RunResults, Simulation, Transport};
 use workload::FlowSpec;
 
-const LINK: u64 = 25;
-
-fn flow(id: u32, size: u64, start: Time) -> FlowSpec {
-    FlowSpec {
-        id,
-        src: 0,
-        dst: 1,
-        size,
-        start,
-        pg: 3,
-        dport: 100,
-    }
-}
-
-/// Two hosts on one ToR, 25 Gb/s: the single path of Fig. 7.
-fn path() -> Topology {
-    topo::star(2, Rate::gbps(LINK), Delta::from_us(1)).unwrap()
-}
-
-/// A lossy fabric (no PFC) with the paper's 1024 B MTU (Bifröst Table 2),
-/// losing `loss` of the frames the ToR sends to the server (host 1).
-fn net(transport: Transport, loss: f64) -> NetConfig {
-    let mut cfg = NetConfig {
-        stop_time: Some(Time::from_ns(2_000_000_000)),
-        ..NetConfig::default()
-    };
-    cfg.pfc.enabled = false;
-    cfg.nic.mtu_payload = 1024;
-    cfg.nic.transport = transport;
-    if loss > 0.0 {
-        cfg.ports.push(PortRule {
-            link: 1,
-            at_b: true,
-            settings: PortSettings {
-                loss: Some(loss),
-                ..PortSettings::default()
-            },
-        });
-    }
-    cfg
-}
-
-fn run(flows: Vec<FlowSpec>, cfg: NetConfig) -> RunResults {
-    let mut sim = Simulation::new(&path(), flows, cfg).expect("valid scenario");
-    sim.run();
-    sim.results()
-}
+mod lossy_path;
+use lossy_path::{flow, net, path, run, LINK};
 
 /// Bytes delivered over the time from the first start to the last end, Gb/s.
 fn goodput(r: &RunResults) -> f64 {

@@ -4,48 +4,19 @@
 //! seen in its counters, the move to a backup QP when the retries run
 //! out, and no software ACK on the hosts' CPU.
 
-use engine::{Delta, Rate, Time};
+use engine::Time;
 use rdmasim_net::transport::pfc_free::{PfcFreeConfig, QpType};
-use rdmasim_net::{NetConfig, PortRule, PortSettings, RunResults, Simulation, Transport};
-use workload::FlowSpec;
+use rdmasim_net::{RunResults, Transport};
 
-const LINK: u64 = 25;
+mod lossy_path;
+use lossy_path::{flow, net};
 
-/// One connection from host 0 to host 1 through one ToR at 25 Gb/s (the
-/// single path of Bifröst Fig. 7), with the paper's 1024 B MTU, no PFC,
-/// `loss` of the frames the ToR sends to the server lost.
+/// One connection of `size` bytes on the lossy path (the single path of
+/// Bifröst Fig. 7) with `c`, on hosts of `cores` cores.
 fn run(c: PfcFreeConfig, size: u64, loss: f64, cores: u32) -> RunResults {
-    let mut cfg = NetConfig {
-        stop_time: Some(Time::from_ns(2_000_000_000)),
-        ..NetConfig::default()
-    };
-    cfg.pfc.enabled = false;
-    cfg.nic.mtu_payload = 1024;
-    cfg.nic.transport = Transport::PfcFree(c);
+    let mut cfg = net(Transport::PfcFree(c), loss);
     cfg.host.cores = cores;
-    if loss > 0.0 {
-        cfg.ports.push(PortRule {
-            link: 1,
-            at_b: true,
-            settings: PortSettings {
-                loss: Some(loss),
-                ..PortSettings::default()
-            },
-        });
-    }
-    let flow = FlowSpec {
-        id: 0,
-        src: 0,
-        dst: 1,
-        size,
-        start: Time::ZERO,
-        pg: 3,
-        dport: 100,
-    };
-    let star = topo::star(2, Rate::gbps(LINK), Delta::from_us(1)).unwrap();
-    let mut sim = Simulation::new(&star, vec![flow], cfg).expect("valid scenario");
-    sim.run();
-    let r = sim.results();
+    let r = lossy_path::run(vec![flow(0, size, Time::ZERO)], cfg);
     assert_eq!(r.unfinished(), 0, "the flow finishes");
     assert!(r.delivery_failures.is_empty(), "{:?}", r.delivery_failures);
     r
